@@ -1,0 +1,31 @@
+// `rsmc filter`: run a bootstrap particle filter on data (or on data simulated from the model).
+#pragma once
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace rsmc::drivers {
+
+struct FilterCommand {
+  std::string model = "linear_gaussian";
+  long long particles = 10000;
+  long long steps = 0;  // 0: all of --data, or 50 simulated steps without --data
+  long long seed = 1;
+  double ess_threshold = 0.5;
+  std::string data;    // CSV or HDF5 observations; empty: simulate from the model
+  std::string output;  // HDF5 result file; empty: print the summary only
+  bool overwrite = false;
+  bool quiet = false;
+  CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
+
+  static constexpr int kDefaultSimulatedSteps = 50;
+
+  void add_to(CLI::App& app);
+  int run(MPI_Comm comm) const;  // returns the exit code; throws rsmc::Error on bad input
+  std::string configuration_text(int ranks, int resolved_steps) const;
+};
+
+}  // namespace rsmc::drivers

@@ -1,0 +1,242 @@
+// The bootstrap particle filter, distributed over the ranks of an MPI communicator.
+//
+// One step t (every rank, on its block of particles):
+//   propagate x_i ~ transition(x_i) with the PROPAGATE stream of (step t, global id i)
+//   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing)
+//   exact reductions: max log-weight, sum of weights, ESS, log-likelihood increment, moments
+//   if ESS < threshold * N: resample (all weights equal afterwards)
+// Random draws are keyed by global particle id and step, and every sum is exact (ExactSum), so
+// every number the filter reports is bitwise identical for any number of ranks.
+#pragma once
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "framework/core/error.hpp"
+#include "framework/engine/filter_options.hpp"
+#include "framework/engine/filter_result.hpp"
+#include "framework/exact/exact_reduce.hpp"
+#include "framework/exact/exact_sum_mpi.hpp"
+#include "framework/model/observations.hpp"
+#include "framework/particles/block_distribution.hpp"
+#include "framework/particles/particle_store.hpp"
+#include "framework/resample/allgather_resampler.hpp"
+#include "framework/rng/stream.hpp"
+
+namespace rsmc {
+
+// What one step reports (identical on every rank).
+struct StepSummary {
+  double ess = 0.0;
+  double log_likelihood_increment = 0.0;
+  std::vector<double> mean, variance;  // per state component
+  bool resampled = false;
+  ResampleStats resample_stats;
+};
+
+template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+class BootstrapFilter {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+
+  BootstrapFilter(MPI_Comm comm, Model model, const FilterOptions& options)
+      : comm_(comm), model_(std::move(model)), options_(options), dist_(options.particles, comm_size(comm)) {
+    options_.validate();
+    MPI_Comm_rank(comm_, &rank_);
+    store_ = ParticleStore<memory_space>(dist_.count(rank_), model_.state_dim(), dist_.first(rank_));
+  }
+
+  const BlockDistribution& distribution() const { return dist_; }
+  const ParticleStore<memory_space>& particles() const { return store_; }
+
+  // Draws x_0 ~ initial for every particle; all weights equal.
+  void initialise() {
+    auto state = store_.state;
+    const Model model = model_;
+    const std::uint64_t first = store_.first_id, seed = options_.seed;
+    Kokkos::parallel_for(
+        "rsmc::initialise", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
+          rng::Stream stream(seed, rng::Purpose::initialise, 0, first + i);
+          model.initial(particle_state(state, i), stream);
+        });
+    Kokkos::deep_copy(store_.log_weight, 0.0);
+    log_total_weight_ = std::log(static_cast<double>(dist_.size()));
+  }
+
+  // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
+  StepSummary step(int t, const double* y_t) {
+    if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
+    propagate(t);
+    if (y_t != nullptr) weight(t, y_t);
+    StepSummary summary = summarise();
+    const double log_total = summary.log_likelihood_increment;  // summarise() stores log W_t here first
+    summary.log_likelihood_increment = log_total - log_total_weight_;
+    log_total_weight_ = log_total;
+    if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
+      const double u = rng::Stream(options_.seed, rng::Purpose::resample, static_cast<std::uint32_t>(t), 0).uniform();
+      summary.resample_stats = resample_allgather(comm_, dist_, store_, max_log_weight_, u);
+      summary.resampled = true;
+      log_total_weight_ = std::log(static_cast<double>(dist_.size()));
+    }
+    return summary;
+  }
+
+  // Runs steps 1..steps of `observations` (or all of them when steps <= 0) from a fresh start.
+  FilterResult run(const Observations& observations, int steps = 0) {
+    if (steps <= 0) steps = observations.steps;
+    if (steps > observations.steps)
+      throw Error("requested " + std::to_string(steps) + " steps but the data has only " +
+                  std::to_string(observations.steps));
+    if (observations.dim != model_.obs_dim())
+      throw Error("observations have " + std::to_string(observations.dim) + " components but model " + Model::name +
+                  " expects " + std::to_string(model_.obs_dim()));
+    const int d = model_.state_dim();
+    FilterResult result;
+    result.steps = steps;
+    result.state_dim = d;
+    exact::ExactSum total;
+    total.clear();
+    initialise();
+    for (int t = 1; t <= steps; ++t) {
+      const StepSummary s = step(t, observations.missing(t) ? nullptr : observations.row(t));
+      result.ess.push_back(s.ess);
+      result.log_likelihood_increment.push_back(s.log_likelihood_increment);
+      result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
+      result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
+      result.resampled.push_back(s.resampled ? 1 : 0);
+      total.add(s.log_likelihood_increment);
+    }
+    result.log_likelihood = total.to_double();
+    return result;
+  }
+
+ private:
+  static int comm_size(MPI_Comm comm) {
+    int p = 0;
+    MPI_Comm_size(comm, &p);
+    return p;
+  }
+
+  void propagate(int t) {
+    auto from = store_.state;
+    auto to = store_.scratch;
+    const Model model = model_;
+    const std::uint64_t first = store_.first_id, seed = options_.seed;
+    const auto step = static_cast<std::uint32_t>(t);
+    Kokkos::parallel_for(
+        "rsmc::propagate", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
+          rng::Stream stream(seed, rng::Purpose::propagate, step, first + i);
+          model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
+        });
+    store_.swap_state();
+  }
+
+  void weight(int t, const double* y_host) {
+    const int m = model_.obs_dim();
+    Kokkos::View<double*, memory_space> y("rsmc::observation", m);
+    auto y_mirror = Kokkos::create_mirror_view(y);
+    for (int j = 0; j < m; ++j) y_mirror(j) = y_host[j];
+    Kokkos::deep_copy(y, y_mirror);
+
+    auto state = store_.state;
+    auto log_weight = store_.log_weight;
+    const Model model = model_;
+    const std::uint64_t first = store_.first_id;
+    constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t first_bad = kNone;  // lowest global id whose log-likelihood is NaN or +inf
+    Kokkos::parallel_reduce(
+        "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
+        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& bad) {
+          const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
+          if (!(ll < std::numeric_limits<double>::infinity())) {
+            if (first + i < bad) bad = first + i;
+          } else {
+            log_weight(i) += ll;
+          }
+        },
+        Kokkos::Min<std::uint64_t>(first_bad));
+    MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_UINT64_T, MPI_MIN, comm_);
+    if (first_bad != kNone)
+      throw Error(std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at step " + std::to_string(t) +
+                  " for global particle id " + std::to_string(first_bad));
+  }
+
+  // Exact reductions over all particles of all ranks. Stores log(total weight) in
+  // log_likelihood_increment; step() turns it into the increment.
+  StepSummary summarise() {
+    auto log_weight = store_.log_weight;
+    auto state = store_.state;
+    const int d = store_.state_dim();
+    double max_lw = -std::numeric_limits<double>::infinity();
+    Kokkos::parallel_reduce(
+        "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
+        KOKKOS_LAMBDA(const std::size_t i, double& m) {
+          if (log_weight(i) > m) m = log_weight(i);
+        },
+        Kokkos::Max<double>(max_lw));
+    MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    if (!(max_lw > -std::numeric_limits<double>::infinity()))
+      throw Error("filter degenerate: every particle has zero weight");
+    max_log_weight_ = max_lw;
+
+    // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1).
+    std::vector<exact::ExactSum> sums(2 + d);
+    for (auto& s : sums) s.clear();
+    exact::reduce_exact<ExecutionSpace>(
+        "rsmc::weight_sums", store_.size(), 2 + d,
+        KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
+          const double w = std::exp(log_weight(i) - max_lw);
+          acc[0].add(w);
+          acc[1].add(w * w);
+          for (int c = 0; c < d; ++c) acc[2 + c].add(w * state(i, c));
+        },
+        sums.data());
+    exact::allreduce_exact(sums.data(), 2 + d, comm_);
+    const double total = sums[0].to_double();
+    const double total_sq = sums[1].to_double();
+    StepSummary s;
+    s.ess = total * total / total_sq;
+    s.log_likelihood_increment = max_lw + std::log(total);
+    s.mean.resize(d);
+    for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
+
+    // Pass 2: sum w (x_c - mean_c)^2, the numerically safe form of the variance.
+    Kokkos::View<double*, memory_space> mean("rsmc::mean", d);
+    auto mean_host = Kokkos::create_mirror_view(mean);
+    for (int c = 0; c < d; ++c) mean_host(c) = s.mean[c];
+    Kokkos::deep_copy(mean, mean_host);
+    std::vector<exact::ExactSum> sq(d);
+    for (auto& a : sq) a.clear();
+    exact::reduce_exact<ExecutionSpace>(
+        "rsmc::variance_sums", store_.size(), d,
+        KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
+          const double w = std::exp(log_weight(i) - max_lw);
+          for (int c = 0; c < d; ++c) {
+            const double dev = state(i, c) - mean(c);
+            acc[c].add(w * dev * dev);
+          }
+        },
+        sq.data());
+    exact::allreduce_exact(sq.data(), d, comm_);
+    s.variance.resize(d);
+    for (int c = 0; c < d; ++c) s.variance[c] = sq[c].to_double() / total;
+    return s;
+  }
+
+  MPI_Comm comm_;
+  Model model_;
+  FilterOptions options_;
+  BlockDistribution dist_;
+  int rank_ = 0;
+  ParticleStore<memory_space> store_;
+  double max_log_weight_ = 0.0;
+  double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
+};
+
+}  // namespace rsmc

@@ -1,0 +1,27 @@
+// The run options of a bootstrap particle filter, with their validation.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "framework/core/error.hpp"
+#include "framework/rng/stream.hpp"
+
+namespace rsmc {
+
+struct FilterOptions {
+  std::uint64_t particles = 10000;  // N, over all ranks
+  std::uint64_t seed = 1;           // key of every random stream (< 2^56)
+  double ess_threshold = 0.5;       // resample when ESS < ess_threshold * N; 1 resamples every step
+
+  void validate() const {
+    if (particles == 0) throw Error("--particles: 0 is not a valid particle count; expected an integer >= 1");
+    if (seed > rng::kMaxSeed)
+      throw Error("--seed: " + std::to_string(seed) + " is too large; expected 0 <= seed < 2^56");
+    if (!(ess_threshold > 0.0 && ess_threshold <= 1.0))
+      throw Error("--ess-threshold: " + std::to_string(ess_threshold) + " is out of range; expected a number in (0, 1]");
+  }
+};
+
+}  // namespace rsmc

@@ -1,0 +1,21 @@
+// What a filter run reports, step by step. Identical on every rank after a run, and bitwise
+// identical for any number of ranks (every entry comes from exact, partition-independent sums).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rsmc {
+
+struct FilterResult {
+  int steps = 0;      // T: steps t = 1..T, entry t-1 of every per-step vector
+  int state_dim = 0;  // d
+  std::vector<double> ess;                       // effective sample size after weighting, T
+  std::vector<double> log_likelihood_increment;  // log p(y_t | y_1..t-1) estimate, T (0 if y_t missing)
+  std::vector<double> mean;                      // filtered mean, T x d row-major
+  std::vector<double> variance;                  // filtered variance per component, T x d
+  std::vector<std::uint8_t> resampled;           // 1 if the step ended with a resampling, T
+  double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
+};
+
+}  // namespace rsmc

@@ -1,0 +1,127 @@
+#include "framework/io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <system_error>
+
+#include "framework/core/error.hpp"
+
+namespace rsmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// The directory part of `path` ("." when there is none) and the file name part.
+void split_path(const std::string& path, fs::path& dir, std::string& name) {
+  const fs::path p(path);
+  name = p.filename().string();
+  if (name.empty() || name == "." || name == "..")
+    throw Error("output file '" + path + "': expected a path to a file, not a directory");
+  dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+}
+
+// True if something (a file, a directory, even a dangling symbolic link) exists at `path`.
+bool something_exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Flushes a file's or a directory's contents to disk. Best effort for directories: some file
+// systems refuse fsync on them, which does not make the write incorrect.
+void sync_path(const std::string& path, bool is_directory) {
+  const int fd = ::open(path.c_str(), (is_directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) {
+    if (is_directory) return;
+    throw Error("output file '" + path + "': cannot reopen the temporary file to flush it: " +
+                errno_text(errno));
+  }
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && !is_directory && err != EINVAL && err != EROFS)
+    throw Error("output file '" + path + "': cannot flush the temporary file to disk: " + errno_text(err));
+}
+
+std::string refuse_message(const std::string& path) {
+  return "output file '" + path + "' already exists; pass --overwrite to replace it";
+}
+
+// Moves the finished temporary file to `path`.
+void commit(const std::string& tmp, const std::string& path, bool overwrite) {
+  if (!overwrite) {
+    // link() fails with EEXIST if a file appeared at `path` since the first check: never replace it.
+    if (::link(tmp.c_str(), path.c_str()) == 0) {
+      ::unlink(tmp.c_str());
+      return;
+    }
+    const int err = errno;
+    if (err == EEXIST) throw Error(refuse_message(path));
+    // File systems without hard links: fall back to check-then-rename.
+    if (err != EPERM && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS && err != EMLINK &&
+        err != EXDEV)
+      throw Error("output file '" + path + "': cannot move the temporary file '" + tmp +
+                  "' into place: " + errno_text(err));
+    if (something_exists(path)) throw Error(refuse_message(path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error("output file '" + path + "': cannot move the temporary file '" + tmp +
+                "' into place: " + errno_text(errno));
+}
+
+}  // namespace
+
+std::string atomic_temporary_path(const std::string& path) {
+  fs::path dir;
+  std::string name;
+  split_path(path, dir, name);
+  return (dir / ("." + name + ".tmp." + std::to_string(static_cast<long>(::getpid())))).string();
+}
+
+void write_atomically(const std::string& path, bool overwrite,
+                      const std::function<void(const std::string& tmp_path)>& write) {
+  if (path.empty()) throw Error("output file: the path is empty; expected a file name");
+  fs::path dir;
+  std::string name;
+  split_path(path, dir, name);
+
+  if (!overwrite && something_exists(path)) throw Error(refuse_message(path));
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error("output file '" + path + "' is a directory; expected a path to a file");
+  if (::stat(dir.c_str(), &st) != 0)
+    throw Error("output file '" + path + "': cannot use the directory '" + dir.string() +
+                "': " + errno_text(errno));
+  if (!S_ISDIR(st.st_mode))
+    throw Error("output file '" + path + "': '" + dir.string() + "' is not a directory");
+
+  const std::string tmp = atomic_temporary_path(path);
+  // A leftover from an earlier process that had our pid: it is ours to replace.
+  ::unlink(tmp.c_str());
+  try {
+    write(tmp);
+    sync_path(tmp, false);
+    commit(tmp, path, overwrite);
+  } catch (const Error&) {
+    ::unlink(tmp.c_str());
+    throw;
+  } catch (const std::exception& e) {
+    ::unlink(tmp.c_str());
+    throw Error("output file '" + path + "': write failed: " + e.what());
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw Error("output file '" + path + "': write failed (unknown exception)");
+  }
+  sync_path(dir.string(), true);
+}
+
+}  // namespace rsmc

@@ -1,0 +1,23 @@
+// Observations in HDF5 files (serial HDF5 C API; called by one rank).
+//
+// Reading accepts a 1-D (T) or 2-D (T x m) dataset of any floating-point type (converted to double).
+// A row that is entirely NaN means "no observation this step"; a partially NaN row, or an infinite
+// value, is an error naming the row. HDF5's own error-stack printing is silenced while these
+// functions run, so a failure shows only the one-line rsmc::Error.
+//
+// Writing produces a 2-D T x m dataset "observations" (IEEE 64-bit little-endian doubles; written
+// even when m = 1) with a 64-bit integer attribute "columns" = m on that dataset, atomically (see atomic_file.hpp).
+#pragma once
+
+#include <string>
+
+#include "framework/model/observations.hpp"
+
+namespace rsmc {
+
+Observations read_observations_hdf5(const std::string& path, const std::string& dataset = "observations");
+
+// Refuses an existing `path` unless `overwrite`. `obs` must pass validate_observations().
+void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite);
+
+}  // namespace rsmc

@@ -1,0 +1,308 @@
+#include "framework/io/result_file.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/core/error.hpp"
+#include "framework/io/atomic_file.hpp"
+
+namespace rsmc {
+namespace {
+
+// ---- small HDF5 helpers (the same ones live in hdf5_observations.cpp) ----
+
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
+  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+class Hid {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Hid(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Hid() {
+    if (id_ >= 0) closer_(id_);
+  }
+  Hid(const Hid&) = delete;
+  Hid& operator=(const Hid&) = delete;
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  bool close() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id < 0 || closer_(id) >= 0;
+  }
+
+ private:
+  hid_t id_;
+  Closer closer_;
+};
+
+hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error(what + ": cannot open: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error(what + ": is a directory; expected an HDF5 file");
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+  } else {
+    throw Error(what + ": cannot open: " + std::strerror(errno));
+  }
+#if H5_VERSION_GE(1, 12, 0)
+  const htri_t is_hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
+#else
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+#endif
+  if (is_hdf5 == 0) throw Error(what + ": is not an HDF5 file; expected an HDF5 file (.h5)");
+  const hid_t file = is_hdf5 > 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  if (file < 0)
+    throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
+  return file;
+}
+
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  if (dims.empty()) return "scalar";
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? " x " : "") + std::to_string(dims[i]);
+  return s + ")";
+}
+
+// ---- writing ----
+
+void write_dataset(hid_t file, const char* name, hid_t file_type, hid_t mem_type, const std::vector<hsize_t>& dims,
+                   const void* data, const std::string& fail) {
+  Hid space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+            H5Sclose);
+  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
+  H5Pset_obj_track_times(dcpl.get(), 0);
+  Hid dset(H5Dcreate2(file, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
+  if (H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 || !dset.close())
+    throw Error(fail + " (cannot write dataset '" + name + "'; disk full?)");
+}
+
+void write_attribute(hid_t file, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+                     const std::string& fail) {
+  Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
+  if (!scalar.valid()) throw Error(fail + " (cannot write attribute '" + name + "')");
+  Hid attr(H5Acreate2(file, name.c_str(), file_type, scalar.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!attr.valid() || H5Awrite(attr.get(), mem_type, data) < 0 || !attr.close())
+    throw Error(fail + " (cannot write attribute '" + name + "')");
+}
+
+// ---- reading ----
+
+// Reads dataset `name`, which must have `rank` dimensions (0 = scalar) and a type of class `cls`,
+// converting to `mem_type`. Returns the dimensions; `values` receives the data.
+template <class T>
+std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const char* name, int rank, H5T_class_t cls,
+                                  hid_t mem_type, std::vector<T>& values) {
+  const std::string ds = what + ", dataset '/" + name + "'";
+  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
+  if (exists <= 0) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
+  Hid dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw Error(ds + ": cannot open it as a dataset");
+  Hid type(H5Dget_type(dset.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != cls)
+    throw Error(ds + ": has the wrong type; expected " +
+                (cls == H5T_FLOAT ? "floating-point numbers" : "unsigned 8-bit integers"));
+  Hid space(H5Dget_space(dset.get()), H5Sclose);
+  if (!space.valid()) throw Error(ds + ": cannot read its shape");
+  const int ndims = H5Sget_simple_extent_type(space.get()) == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space.get()) : 0;
+  std::vector<hsize_t> dims(static_cast<std::size_t>(ndims > 0 ? ndims : 0));
+  if (ndims > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  if (ndims != rank || (rank == 0 && H5Sget_simple_extent_type(space.get()) != H5S_SCALAR))
+    throw Error(ds + ": has shape " + shape_text(dims) + "; expected " +
+                (rank == 0 ? std::string("a scalar") : std::to_string(rank) + "-D"));
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  if (n > static_cast<hsize_t>(std::numeric_limits<int>::max()))
+    throw Error(ds + ": is too large " + shape_text(dims));
+  values.resize(static_cast<std::size_t>(n));
+  if (n > 0 && H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw Error(ds + ": cannot read its values (damaged file?)");
+  return dims;
+}
+
+struct AttributeReader {
+  ResultAttributes* out;
+  bool failed = false;
+};
+
+herr_t collect_attribute(hid_t location, const char* name, const H5A_info_t*, void* op_data) {
+  auto* reader = static_cast<AttributeReader*>(op_data);
+  try {
+    Hid attr(H5Aopen(location, name, H5P_DEFAULT), H5Aclose);
+    if (!attr.valid()) return -1;
+    Hid space(H5Aget_space(attr.get()), H5Sclose);
+    Hid type(H5Aget_type(attr.get()), H5Tclose);
+    if (!space.valid() || !type.valid()) return -1;
+    if (H5Sget_simple_extent_type(space.get()) != H5S_SCALAR) return 0;
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls == H5T_INTEGER) {
+      std::int64_t v = 0;
+      if (H5Aread(attr.get(), H5T_NATIVE_INT64, &v) < 0) return -1;
+      reader->out->integers.emplace_back(name, v);
+    } else if (cls == H5T_STRING) {
+      if (H5Tis_variable_str(type.get()) > 0) {
+        Hid mem(H5Tcopy(H5T_C_S1), H5Tclose);
+        H5Tset_size(mem.get(), H5T_VARIABLE);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+        char* s = nullptr;
+        if (H5Aread(attr.get(), mem.get(), &s) < 0) return -1;
+        reader->out->text.emplace_back(name, s ? s : "");
+        H5free_memory(s);
+      } else {
+        const std::size_t size = H5Tget_size(type.get());
+        std::vector<char> buf(size + 1, '\0');
+        if (H5Aread(attr.get(), type.get(), buf.data()) < 0) return -1;
+        reader->out->text.emplace_back(name, std::string(buf.data()));
+      }
+    }
+    return 0;
+  } catch (...) {
+    reader->failed = true;
+    return -1;
+  }
+}
+
+}  // namespace
+
+void write_result_file(const std::string& path, const FilterResult& r, const ResultAttributes& attributes,
+                       bool overwrite) {
+  const std::string what = "output file '" + path + "'";
+  if (r.steps < 1 || r.state_dim < 1)
+    throw Error(what + ": filter result has " + std::to_string(r.steps) + " steps and state dimension " +
+                std::to_string(r.state_dim) + "; expected at least 1 of each");
+  const std::size_t T = static_cast<std::size_t>(r.steps);
+  const std::size_t Td = T * static_cast<std::size_t>(r.state_dim);
+  auto check_size = [&](const char* field, std::size_t size, std::size_t expected) {
+    if (size != expected)
+      throw Error(what + ": filter result field '" + field + "' holds " + std::to_string(size) +
+                  " values; expected " + std::to_string(expected));
+  };
+  check_size("ess", r.ess.size(), T);
+  check_size("log_likelihood_increment", r.log_likelihood_increment.size(), T);
+  check_size("mean", r.mean.size(), Td);
+  check_size("variance", r.variance.size(), Td);
+  check_size("resampled", r.resampled.size(), T);
+  std::set<std::string> names;
+  auto check_name = [&](const std::string& name) {
+    if (name.empty()) throw Error(what + ": an attribute has an empty name; expected a non-empty name");
+    if (!names.insert(name).second)
+      throw Error(what + ": attribute '" + name + "' is given twice; expected distinct attribute names");
+  };
+  for (const auto& a : attributes.text) {
+    check_name(a.first);
+    if (a.second.find('\0') != std::string::npos)
+      throw Error(what + ": attribute '" + a.first + "' contains a NUL character; expected text");
+  }
+  for (const auto& a : attributes.integers) check_name(a.first);
+
+  SilenceHdf5Errors silence;
+  write_atomically(path, overwrite, [&](const std::string& tmp) {
+    const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
+    Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    if (!fcpl.valid()) throw Error(fail);
+    H5Pset_obj_track_times(fcpl.get(), 0);
+    // Keep the attributes in the order the caller gave (h5dump and readers list them that way).
+    H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) throw Error(fail + " (cannot create it)");
+
+    const hsize_t steps = static_cast<hsize_t>(r.steps);
+    const hsize_t dim = static_cast<hsize_t>(r.state_dim);
+    const hid_t f = file.get();
+    write_dataset(f, "ess", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps}, r.ess.data(), fail);
+    write_dataset(f, "log_likelihood_increment", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps},
+                  r.log_likelihood_increment.data(), fail);
+    write_dataset(f, "filtered_mean", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.mean.data(), fail);
+    write_dataset(f, "filtered_variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.variance.data(), fail);
+    write_dataset(f, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, r.resampled.data(), fail);
+    write_dataset(f, "log_likelihood", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &r.log_likelihood, fail);
+
+    Hid text_type(H5Tcopy(H5T_C_S1), H5Tclose);
+    if (!text_type.valid() || H5Tset_size(text_type.get(), H5T_VARIABLE) < 0 ||
+        H5Tset_cset(text_type.get(), H5T_CSET_UTF8) < 0)
+      throw Error(fail + " (cannot make a string type)");
+    for (const auto& a : attributes.text) {
+      const char* value = a.second.c_str();
+      write_attribute(f, a.first, text_type.get(), text_type.get(), &value, fail);
+    }
+    for (const auto& a : attributes.integers)
+      write_attribute(f, a.first, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.second, fail);
+
+    if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
+  });
+}
+
+FilterResult read_result_file(const std::string& path) {
+  SilenceHdf5Errors silence;
+  const std::string what = "result file '" + path + "'";
+  Hid file(open_hdf5_read_only(path, what), H5Fclose);
+  const hid_t f = file.get();
+
+  FilterResult r;
+  const std::vector<hsize_t> ess_dims = read_dataset(f, what, "ess", 1, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.ess);
+  const hsize_t T = ess_dims[0];
+  if (T < 1) throw Error(what + ", dataset '/ess': is empty; expected at least one step");
+  auto expect = [&](const char* name, const std::vector<hsize_t>& dims, const std::vector<hsize_t>& expected) {
+    if (dims != expected)
+      throw Error(what + ", dataset '/" + name + "': has shape " + shape_text(dims) + "; expected " +
+                  shape_text(expected) + " to match '/ess' and '/filtered_mean'");
+  };
+  expect("log_likelihood_increment",
+         read_dataset(f, what, "log_likelihood_increment", 1, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.log_likelihood_increment),
+         {T});
+  const std::vector<hsize_t> mean_dims =
+      read_dataset(f, what, "filtered_mean", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.mean);
+  if (mean_dims[0] != T || mean_dims[1] < 1)
+    throw Error(what + ", dataset '/filtered_mean': has shape " + shape_text(mean_dims) + "; expected (" +
+                std::to_string(T) + " x d) with d >= 1");
+  expect("filtered_variance", read_dataset(f, what, "filtered_variance", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.variance),
+         mean_dims);
+  expect("resampled", read_dataset(f, what, "resampled", 1, H5T_INTEGER, H5T_NATIVE_UINT8, r.resampled), {T});
+  std::vector<double> ll;
+  read_dataset(f, what, "log_likelihood", 0, H5T_FLOAT, H5T_NATIVE_DOUBLE, ll);
+  r.log_likelihood = ll.at(0);
+  r.steps = static_cast<int>(T);
+  r.state_dim = static_cast<int>(mean_dims[1]);
+  return r;
+}
+
+ResultAttributes read_result_attributes(const std::string& path) {
+  SilenceHdf5Errors silence;
+  const std::string what = "result file '" + path + "'";
+  Hid file(open_hdf5_read_only(path, what), H5Fclose);
+  ResultAttributes out;
+  AttributeReader reader{&out};
+  hsize_t index = 0;
+  herr_t rc = H5Aiterate2(file.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, &index, collect_attribute, &reader);
+  if (rc < 0 && !reader.failed && out.text.empty() && out.integers.empty()) {
+    index = 0;  // the file does not track creation order: list by name
+    rc = H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, &index, collect_attribute, &reader);
+  }
+  if (rc < 0) throw Error(what + ": cannot read the attributes of the root group (damaged file?)");
+  return out;
+}
+
+}  // namespace rsmc

@@ -1,0 +1,46 @@
+// The filter's per-step results as an HDF5 file (serial HDF5 C API; written by rank 0).
+//
+// Layout (all datasets at the root; readable with h5dump and h5py):
+//   /ess                       (T)      float64   effective sample size after weighting
+//   /log_likelihood_increment  (T)      float64
+//   /filtered_mean             (T x d)  float64
+//   /filtered_variance         (T x d)  float64
+//   /resampled                 (T)      uint8     1 if step t ended with a resampling
+//   /log_likelihood            scalar   float64
+// plus the ResultAttributes as attributes of the root group (text: variable-length UTF-8 strings;
+// integers: int64 scalars). The datasets are bitwise identical for any number of ranks; the
+// attributes are not (they record e.g. the rank count), which is why tests/tools/h5_datasets_equal
+// compares datasets only. Objects carry no modification timestamps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/engine/filter_result.hpp"
+
+namespace rsmc {
+
+struct ResultAttributes {  // written as attributes of the root group; never compared bitwise across rank counts
+  std::vector<std::pair<std::string, std::string>> text;       // {"rsmc_version","0.1.0"}, {"model","linear_gaussian"}, {"configuration", "..."}
+  std::vector<std::pair<std::string, std::int64_t>> integers;  // {"ranks", 4}, {"particles", 10000}
+};
+
+// Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`
+// (the message says to pass --overwrite); on any failure the temporary file is removed, an
+// rsmc::Error is thrown, and a file already at `path` is left untouched. `result` must be
+// consistent (steps >= 1, state_dim >= 1, vector sizes T and T x d); attribute names must be
+// non-empty and distinct, and text values must not contain NUL characters.
+void write_result_file(const std::string& path, const FilterResult& result, const ResultAttributes& attributes,
+                       bool overwrite);
+
+// Reads the datasets back (attributes are not returned). Values are converted to double / uint8 if
+// the file stores another float / integer type. Throws rsmc::Error naming the file and dataset.
+FilterResult read_result_file(const std::string& path);
+
+// Reads the root-group attributes written by write_result_file (text and integer scalars; others are
+// skipped), in creation order when the file tracks it, otherwise by name.
+ResultAttributes read_result_attributes(const std::string& path);
+
+}  // namespace rsmc

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Acceptance: every bad input gives exactly one `rsmc: error:` line naming the problem, a non-zero
+# exit, and nothing written (an existing output file is left byte-identical).
+source "$(dirname "$0")/common.sh"
+
+printf 'y1,y2\n0.1,0.2\n0.3,0.4\n0.5,oops\n0.7,0.8\n' >"$WORK/malformed.csv"
+printf 'y1,y2,y3\n0.1,0.2,0.3\n' >"$WORK/three_columns.csv"
+printf 'y1,y2\n0.1,0.2\n0.3\n' >"$WORK/short_row.csv"
+printf 'y1,y2\n0.1,0.2\n0.3,0.4\n,\n0.7,0.8\n' >"$WORK/good.csv"
+
+# expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
+expect_error() {
+  local p=$1 pattern=$2
+  shift 2
+  local out="$WORK/out.h5" code=0
+  rm -f "$out"
+  rsmc_np "$p" "$@" --output "$out" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+  local lines
+  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
+  if [ "$code" -eq 0 ]; then
+    fail "expected failure, got exit 0: rsmc $*"
+  elif [ "$lines" -ne 1 ]; then
+    fail "expected exactly one 'rsmc: error:' line, got $lines: rsmc $*"; cat "$WORK/stderr"
+  elif ! grep '^rsmc: error:' "$WORK/stderr" | grep -q -- "$pattern"; then
+    fail "error line does not mention '$pattern': rsmc $*"; cat "$WORK/stderr"
+  elif [ -e "$out" ] || compgen -G "$WORK/.out.h5.tmp*" >/dev/null; then
+    fail "an output file was written despite the error: rsmc $*"
+  else
+    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
+  fi
+}
+
+expect_error 3 "cannot be spread over 3 ranks" filter --particles 2
+expect_error 1 "particles: 0" filter --particles 0
+expect_error 2 "particles: 0" filter --particles 0
+expect_error 1 "steps: 0" filter --steps 0
+expect_error 2 "steps: -4" filter --steps -4
+expect_error 2 "missing.csv" filter --data "$WORK/missing.csv"
+expect_error 2 "line 4" filter --data "$WORK/malformed.csv"
+expect_error 1 "line 3" filter --data "$WORK/short_row.csv"
+expect_error 2 "3 components but model linear_gaussian expects 2" filter --data "$WORK/three_columns.csv"
+expect_error 2 "unknown model 'no_such_model'" filter --model no_such_model
+expect_error 1 "ess-threshold" filter --ess-threshold 0
+expect_error 1 "ess-threshold" filter --ess-threshold 1.5
+expect_error 1 "seed" filter --seed -3
+expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
+
+# An existing output is refused without --overwrite, and left exactly as it was.
+echo "precious" >"$WORK/existing.h5"
+before=$(sha256sum <"$WORK/existing.h5")
+code=0
+rsmc_np 2 filter --particles 100 --steps 3 --output "$WORK/existing.h5" 2>"$WORK/stderr" >/dev/null || code=$?
+[ "$code" -ne 0 ] || fail "overwrote an existing output without --overwrite"
+grep -q "already exists" "$WORK/stderr" || fail "no 'already exists' message"
+[ "$(sha256sum <"$WORK/existing.h5")" = "$before" ] || fail "existing output was modified"
+rsmc_np 2 filter --particles 100 --steps 3 --output "$WORK/existing.h5" --overwrite --quiet ||
+  fail "--overwrite did not replace the file"
+finish

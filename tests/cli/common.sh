@@ -1,0 +1,28 @@
+# Helpers for the command-line tests. Sourced; expects RSMC, MPIEXEC, MPIEXEC_FLAGS from CTest.
+set -euo pipefail
+: "${RSMC:?set by CTest}" "${MPIEXEC:=mpiexec}" "${MPIEXEC_FLAGS:=--oversubscribe}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rsmc-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILURES=0
+
+# rsmc_np P ARGS...: run rsmc on P ranks.
+rsmc_np() {
+  local p=$1
+  shift
+  # shellcheck disable=SC2086
+  "$MPIEXEC" -n "$p" $MPIEXEC_FLAGS "$RSMC" "$@"
+}
+
+fail() {
+  echo "FAIL: $*"
+  FAILURES=$((FAILURES + 1))
+}
+
+finish() {
+  if [ "$FAILURES" -ne 0 ]; then
+    echo "$FAILURES check(s) failed"
+    exit 1
+  fi
+  echo "all checks passed"
+}
