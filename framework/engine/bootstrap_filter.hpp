@@ -50,6 +50,8 @@ class BootstrapFilter {
     options_.validate();
     MPI_Comm_rank(comm_, &rank_);
     store_ = ParticleStore<memory_space>(dist_.count(rank_), model_.state_dim(), dist_.first(rank_));
+    observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
+    mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
   }
 
   const BlockDistribution& distribution() const { return dist_; }
@@ -74,8 +76,8 @@ class BootstrapFilter {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
     propagate(t);
     if (y_t != nullptr) weight(t, y_t);
-    StepSummary summary = summarise();
-    const double log_total = summary.log_likelihood_increment;  // summarise() stores log W_t here first
+    double log_total = 0.0;
+    StepSummary summary = summarise(t, log_total);
     summary.log_likelihood_increment = log_total - log_total_weight_;
     log_total_weight_ = log_total;
     if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
@@ -139,7 +141,7 @@ class BootstrapFilter {
 
   void weight(int t, const double* y_host) {
     const int m = model_.obs_dim();
-    Kokkos::View<double*, memory_space> y("rsmc::observation", m);
+    auto y = observation_;
     auto y_mirror = Kokkos::create_mirror_view(y);
     for (int j = 0; j < m; ++j) y_mirror(j) = y_host[j];
     Kokkos::deep_copy(y, y_mirror);
@@ -167,9 +169,8 @@ class BootstrapFilter {
                   " for global particle id " + std::to_string(first_bad));
   }
 
-  // Exact reductions over all particles of all ranks. Stores log(total weight) in
-  // log_likelihood_increment; step() turns it into the increment.
-  StepSummary summarise() {
+  // Exact reductions over all particles of all ranks; log_total receives log(sum of weights).
+  StepSummary summarise(int t, double& log_total) {
     auto log_weight = store_.log_weight;
     auto state = store_.state;
     const int d = store_.state_dim();
@@ -182,7 +183,7 @@ class BootstrapFilter {
         Kokkos::Max<double>(max_lw));
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
     if (!(max_lw > -std::numeric_limits<double>::infinity()))
-      throw Error("filter degenerate: every particle has zero weight");
+      throw Error("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight");
     max_log_weight_ = max_lw;
 
     // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1).
@@ -191,7 +192,7 @@ class BootstrapFilter {
     exact::reduce_exact<ExecutionSpace>(
         "rsmc::weight_sums", store_.size(), 2 + d,
         KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
-          const double w = std::exp(log_weight(i) - max_lw);
+          const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
           acc[0].add(w);
           acc[1].add(w * w);
           for (int c = 0; c < d; ++c) acc[2 + c].add(w * state(i, c));
@@ -202,12 +203,12 @@ class BootstrapFilter {
     const double total_sq = sums[1].to_double();
     StepSummary s;
     s.ess = total * total / total_sq;
-    s.log_likelihood_increment = max_lw + std::log(total);
+    log_total = max_lw + std::log(total);
     s.mean.resize(d);
     for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
 
     // Pass 2: sum w (x_c - mean_c)^2, the numerically safe form of the variance.
-    Kokkos::View<double*, memory_space> mean("rsmc::mean", d);
+    auto mean = mean_;
     auto mean_host = Kokkos::create_mirror_view(mean);
     for (int c = 0; c < d; ++c) mean_host(c) = s.mean[c];
     Kokkos::deep_copy(mean, mean_host);
@@ -216,7 +217,7 @@ class BootstrapFilter {
     exact::reduce_exact<ExecutionSpace>(
         "rsmc::variance_sums", store_.size(), d,
         KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
-          const double w = std::exp(log_weight(i) - max_lw);
+          const double w = exp(log_weight(i) - max_lw);
           for (int c = 0; c < d; ++c) {
             const double dev = state(i, c) - mean(c);
             acc[c].add(w * dev * dev);
@@ -235,6 +236,8 @@ class BootstrapFilter {
   BlockDistribution dist_;
   int rank_ = 0;
   ParticleStore<memory_space> store_;
+  Kokkos::View<double*, memory_space> observation_;  // y_t on the device
+  Kokkos::View<double*, memory_space> mean_;         // filtered mean on the device (variance pass)
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
 };

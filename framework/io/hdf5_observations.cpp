@@ -1,92 +1,25 @@
 #include "framework/io/hdf5_observations.hpp"
 
 #include <hdf5.h>
-#include <sys/stat.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "framework/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
+#include "framework/io/hdf5_util.hpp"
 #include "framework/io/observations_file.hpp"
 
 namespace rsmc {
 namespace {
 
-// ---- small HDF5 helpers (the same ones live in result_file.cpp) ----
-
-// Turns off HDF5's automatic error-stack printing for its lifetime, then restores it.
-class SilenceHdf5Errors {
- public:
-  SilenceHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
-  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// Owns one HDF5 identifier and closes it with the matching H5?close function.
-class Hid {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Hid(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Hid() { reset(); }
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  // Closes now; returns false if HDF5 reports a failure (for files: the final flush failed).
-  bool close() {
-    const hid_t id = id_;
-    id_ = -1;
-    return id < 0 || closer_(id) >= 0;
-  }
-
- private:
-  void reset() {
-    if (id_ >= 0) closer_(id_);
-    id_ = -1;
-  }
-  hid_t id_;
-  Closer closer_;
-};
+using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, create_untimed_plist
 
 std::string where(const std::string& path) { return "observations file '" + path + "'"; }
-
-// Opens `path` read-only, with clear messages for a missing, unreadable or non-HDF5 file.
-hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw Error(what + ": cannot open: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Error(what + ": is a directory; expected an HDF5 file");
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    std::fclose(f);
-  } else {
-    throw Error(what + ": cannot open: " + std::strerror(errno));
-  }
-#if H5_VERSION_GE(1, 12, 0)
-  const htri_t is_hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
-#else
-  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-#endif
-  if (is_hdf5 == 0) throw Error(what + ": is not an HDF5 file; expected an HDF5 file (.h5)");
-  const hid_t file = is_hdf5 > 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-  if (file < 0)
-    throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
-  return file;
-}
 
 // Names of the datasets directly under the root group, for "did you mean" messages.
 std::string root_datasets(hid_t file) {
@@ -196,17 +129,15 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
 
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
-    Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
-    if (fcpl.valid()) H5Pset_obj_track_times(fcpl.get(), 0);  // no timestamps in the file
+    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);  // no timestamps in the file
     Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, H5P_DEFAULT),
              H5Fclose);
     if (!file.valid()) throw Error(fail + " (cannot create it)");
     {
       const hsize_t dims[2] = {static_cast<hsize_t>(obs.steps), static_cast<hsize_t>(obs.dim)};
       Hid space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-      Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+      Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
       if (!space.valid() || !dcpl.valid()) throw Error(fail);
-      H5Pset_obj_track_times(dcpl.get(), 0);
       Hid dset(H5Dcreate2(file.get(), "observations", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(),
                           H5P_DEFAULT),
                H5Dclose);

@@ -1,12 +1,9 @@
 #include "framework/io/result_file.hpp"
 
 #include <hdf5.h>
-#include <sys/stat.h>
 
-#include <cerrno>
 #include <cstddef>
-#include <cstdio>
-#include <cstring>
+#include <cstdint>
 #include <limits>
 #include <set>
 #include <string>
@@ -14,69 +11,12 @@
 
 #include "framework/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
+#include "framework/io/hdf5_util.hpp"
 
 namespace rsmc {
 namespace {
 
-// ---- small HDF5 helpers (the same ones live in hdf5_observations.cpp) ----
-
-class SilenceHdf5Errors {
- public:
-  SilenceHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
-  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-class Hid {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Hid(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Hid() {
-    if (id_ >= 0) closer_(id_);
-  }
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  bool close() {
-    const hid_t id = id_;
-    id_ = -1;
-    return id < 0 || closer_(id) >= 0;
-  }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
-hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw Error(what + ": cannot open: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Error(what + ": is a directory; expected an HDF5 file");
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    std::fclose(f);
-  } else {
-    throw Error(what + ": cannot open: " + std::strerror(errno));
-  }
-#if H5_VERSION_GE(1, 12, 0)
-  const htri_t is_hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
-#else
-  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-#endif
-  if (is_hdf5 == 0) throw Error(what + ": is not an HDF5 file; expected an HDF5 file (.h5)");
-  const hid_t file = is_hdf5 > 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-  if (file < 0)
-    throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
-  return file;
-}
+using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, create_untimed_plist
 
 std::string shape_text(const std::vector<hsize_t>& dims) {
   if (dims.empty()) return "scalar";
@@ -91,9 +31,8 @@ void write_dataset(hid_t file, const char* name, hid_t file_type, hid_t mem_type
                    const void* data, const std::string& fail) {
   Hid space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
             H5Sclose);
-  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
   if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
-  H5Pset_obj_track_times(dcpl.get(), 0);
   Hid dset(H5Dcreate2(file, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
   if (H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 || !dset.close())
@@ -221,9 +160,8 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   SilenceHdf5Errors silence;
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
-    Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
     if (!fcpl.valid()) throw Error(fail);
-    H5Pset_obj_track_times(fcpl.get(), 0);
     // Keep the attributes in the order the caller gave (h5dump and readers list them that way).
     H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
     Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose);
