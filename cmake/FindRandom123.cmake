@@ -1,5 +1,6 @@
 # Random123 is header-only and ships no CMake package. Defines Random123::Random123.
-find_path(Random123_INCLUDE_DIR NAMES Random123/philox.h)
+# RSMC_RANDOM123_HINT: set by rsmcConfig.cmake to the directory rsmc's own build used.
+find_path(Random123_INCLUDE_DIR NAMES Random123/philox.h HINTS ${RSMC_RANDOM123_HINT})
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(Random123 REQUIRED_VARS Random123_INCLUDE_DIR)
 if(Random123_FOUND AND NOT TARGET Random123::Random123)

@@ -6,7 +6,11 @@
 # We detect an include directory that does not exist and replace it with the ones that do.
 # A regular Kokkos 4.x install (Spack, modules, CMake build) passes through untouched.
 
-find_package(Kokkos 3.4 REQUIRED)
+# rsmcConfig.cmake has found Kokkos already (with find_dependency, so that a missing Kokkos makes
+# find_package(rsmc) fail instead of aborting the caller's configure); only the repair below is needed.
+if(NOT Kokkos_FOUND)
+  find_package(Kokkos 3.4 REQUIRED)
+endif()
 
 if(TARGET Kokkos::kokkos)
   get_target_property(_rsmc_kokkos_inc Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
