@@ -28,6 +28,13 @@ void FilterCommand::add_to(CLI::App& app) {
   app.add_option("--ess-threshold", ess_threshold,
                  "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
       ->capture_default_str();
+  app.add_option("--resampling", resampling,
+                 "Resampling scheme: multinomial, stratified, systematic or residual")
+      ->capture_default_str();
+  app.add_option("--resampler", resampler,
+                 "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
+                 "multinomial only), allgather or gather-root (naive baselines, systematic only)")
+      ->capture_default_str();
   app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
@@ -46,7 +53,8 @@ std::string FilterCommand::configuration_text(int ranks, int resolved_steps) con
       << "seed = " << seed << "\n"
       << "ess_threshold = " << std::setprecision(17) << ess_threshold << "\n"
       << "data = \"" << data << "\"\n"
-      << "resampler = \"allgather-systematic\"\n"
+      << "resampling = \"" << resampling << "\"\n"
+      << "resampler = \"" << resampler << "\"\n"
       << "ranks = " << ranks << "\n";
   return out.str();
 }
@@ -74,6 +82,8 @@ int FilterCommand::run(MPI_Comm comm) const {
       options.particles = static_cast<std::uint64_t>(particles);
       options.seed = static_cast<std::uint64_t>(seed);
       options.ess_threshold = ess_threshold;
+      options.scheme = parse_scheme(resampling);
+      options.resampler = parse_resampler(resampler);
       options.validate();
       if (steps_option != nullptr && steps_option->count() > 0 && steps < 1)
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");

@@ -15,6 +15,8 @@ struct FilterCommand {
   long long steps = 0;  // 0: all of --data, or 50 simulated steps without --data
   long long seed = 1;
   double ess_threshold = 0.5;
+  std::string resampling = "systematic";  // scheme
+  std::string resampler = "roulette";
   std::string data;    // CSV or HDF5 observations; empty: simulate from the model
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;

@@ -10,6 +10,7 @@
 #include <vector>
 #include <exception>
 
+#include "bench/resample_bench.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/simulate_command.hpp"
@@ -40,6 +41,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
                                                           "HDF5 file");
   simulate.add_to(*simulate_app);
   simulate_app->footer("Models:\n" + models);
+  CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
+  rsmc::bench::ResampleBench resample_bench;
+  CLI::App* bench_resample_app = bench_app->add_subcommand("resample", "Time the resampler implementations "
+                                                                      "against a memcpy of the same state bytes");
+  resample_bench.add_to(*bench_resample_app);
 
   try {
     app.parse(argc, argv);
@@ -57,6 +63,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
   try {
     if (*filter_app) return filter.run(comm);
     if (*simulate_app) return simulate.run(comm);
+    if (*bench_resample_app) return resample_bench.run(comm);
+    if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
+      if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);
+      return 0;
+    }
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", e.what());
     return 1;

@@ -4,7 +4,8 @@
 //   propagate x_i ~ transition(x_i) with the PROPAGATE stream of (step t, global id i)
 //   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing)
 //   exact reductions: max log-weight, sum of weights, ESS, log-likelihood increment, moments
-//   if ESS < threshold * N: resample (all weights equal afterwards)
+//   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
+//   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
 // Random draws are keyed by global particle id and step, and every sum is exact (ExactSum), so
 // every number the filter reports is bitwise identical for any number of ranks.
 #pragma once
@@ -27,6 +28,8 @@
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/roulette_resampler.hpp"
 #include "framework/rng/stream.hpp"
 
 namespace rsmc {
@@ -81,8 +84,7 @@ class BootstrapFilter {
     summary.log_likelihood_increment = log_total - log_total_weight_;
     log_total_weight_ = log_total;
     if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
-      const double u = rng::Stream(options_.seed, rng::Purpose::resample, static_cast<std::uint32_t>(t), 0).uniform();
-      summary.resample_stats = resample_allgather(comm_, dist_, store_, max_log_weight_, u);
+      summary.resample_stats = resample(static_cast<std::uint32_t>(t));
       summary.resampled = true;
       log_total_weight_ = std::log(static_cast<double>(dist_.size()));
     }
@@ -112,6 +114,11 @@ class BootstrapFilter {
       result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
       result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
       result.resampled.push_back(s.resampled ? 1 : 0);
+      result.traffic.particles_moved.push_back(s.resample_stats.particles_moved);
+      result.traffic.bytes_moved.push_back(s.resample_stats.bytes_moved);
+      result.traffic.messages.push_back(s.resample_stats.messages);
+      result.traffic.max_partners.push_back(s.resample_stats.max_partners);
+      result.traffic.minimum_moves.push_back(s.resample_stats.minimum_moves);
       total.add(s.log_likelihood_increment);
     }
     result.log_likelihood = total.to_double();
@@ -123,6 +130,24 @@ class BootstrapFilter {
     int p = 0;
     MPI_Comm_size(comm, &p);
     return p;
+  }
+
+  // Resamples with the configured resampler; afterwards all weights are equal.
+  ResampleStats resample(std::uint32_t step) {
+    switch (options_.resampler) {
+      case Resampler::roulette:
+      case Resampler::roulette_algorithm1:
+        return resample_roulette(comm_, dist_, store_, max_log_weight_, options_.scheme,
+                                 options_.resampler == Resampler::roulette_algorithm1, options_.seed, step);
+      case Resampler::allgather:
+      case Resampler::gather_root: {
+        const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();
+        return options_.resampler == Resampler::allgather
+                   ? resample_allgather(comm_, dist_, store_, max_log_weight_, u)
+                   : resample_gather_root(comm_, dist_, store_, max_log_weight_, u);
+      }
+    }
+    throw Error("unknown resampler");
   }
 
   void propagate(int t) {

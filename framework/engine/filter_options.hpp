@@ -6,6 +6,7 @@
 #include <string>
 
 #include "framework/core/error.hpp"
+#include "framework/resample/scheme.hpp"
 #include "framework/rng/stream.hpp"
 
 namespace rsmc {
@@ -14,6 +15,8 @@ struct FilterOptions {
   std::uint64_t particles = 10000;  // N, over all ranks
   std::uint64_t seed = 1;           // key of every random stream (< 2^56)
   double ess_threshold = 0.5;       // resample when ESS < ess_threshold * N; 1 resamples every step
+  Scheme scheme = Scheme::systematic;
+  Resampler resampler = Resampler::roulette;
 
   void validate() const {
     if (particles == 0) throw Error("--particles: 0 is not a valid particle count; expected an integer >= 1");
@@ -21,6 +24,11 @@ struct FilterOptions {
       throw Error("--seed: " + std::to_string(seed) + " is too large; expected 0 <= seed < 2^56");
     if (!(ess_threshold > 0.0 && ess_threshold <= 1.0))
       throw Error("--ess-threshold: " + std::to_string(ess_threshold) + " is out of range; expected a number in (0, 1]");
+    if ((resampler == Resampler::allgather || resampler == Resampler::gather_root) && scheme != Scheme::systematic)
+      throw Error(std::string("--resampler ") + resampler_name(resampler) +
+                  " is a systematic-resampling baseline; use --resampling systematic or --resampler roulette");
+    if (resampler == Resampler::roulette_algorithm1 && scheme != Scheme::multinomial)
+      throw Error("--resampler roulette-algorithm1 is the paper's multinomial selection; use --resampling multinomial");
   }
 };
 

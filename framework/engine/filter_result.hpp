@@ -1,5 +1,6 @@
-// What a filter run reports, step by step. Identical on every rank after a run, and bitwise
-// identical for any number of ranks (every entry comes from exact, partition-independent sums).
+// What a filter run reports, step by step. Identical on every rank after a run. Everything but
+// `traffic` is bitwise identical for any number of ranks (exact, partition-independent sums);
+// `traffic` describes the communication of each resampling, which depends on the rank count.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,10 @@ struct FilterResult {
   std::vector<double> variance;                  // filtered variance per component, T x d
   std::vector<std::uint8_t> resampled;           // 1 if the step ended with a resampling, T
   double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
+
+  struct Traffic {  // per step, T entries each; 0 at steps without resampling (see ResampleStats)
+    std::vector<std::uint64_t> particles_moved, bytes_moved, messages, max_partners, minimum_moves;
+  } traffic;
 };
 
 }  // namespace rsmc

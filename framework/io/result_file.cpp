@@ -18,6 +18,22 @@ namespace {
 
 using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, create_untimed_plist
 
+// The group holding FilterResult::traffic, and its datasets in the order they are written.
+constexpr const char* kTrafficGroup = "resampling_traffic";
+constexpr const char* kTrafficNote =
+    "communication of each resampling; depends on the number of ranks, unlike every other dataset";
+struct TrafficField {
+  const char* name;
+  std::vector<std::uint64_t> FilterResult::Traffic::*member;
+};
+constexpr TrafficField kTrafficFields[] = {
+    {"particles_moved", &FilterResult::Traffic::particles_moved},
+    {"bytes_moved", &FilterResult::Traffic::bytes_moved},
+    {"messages", &FilterResult::Traffic::messages},
+    {"max_partners", &FilterResult::Traffic::max_partners},
+    {"minimum_moves", &FilterResult::Traffic::minimum_moves},
+};
+
 std::string shape_text(const std::vector<hsize_t>& dims) {
   if (dims.empty()) return "scalar";
   std::string s = "(";
@@ -27,13 +43,14 @@ std::string shape_text(const std::vector<hsize_t>& dims) {
 
 // ---- writing ----
 
-void write_dataset(hid_t file, const char* name, hid_t file_type, hid_t mem_type, const std::vector<hsize_t>& dims,
-                   const void* data, const std::string& fail) {
+// Writes dataset `name` (a path relative to `location`, the file or a group).
+void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
+                   const std::vector<hsize_t>& dims, const void* data, const std::string& fail) {
   Hid space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
             H5Sclose);
   Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
   if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
-  Hid dset(H5Dcreate2(file, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  Hid dset(H5Dcreate2(location, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
   if (H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 || !dset.close())
     throw Error(fail + " (cannot write dataset '" + name + "'; disk full?)");
@@ -53,17 +70,18 @@ void write_attribute(hid_t file, const std::string& name, hid_t file_type, hid_t
 // Reads dataset `name`, which must have `rank` dimensions (0 = scalar) and a type of class `cls`,
 // converting to `mem_type`. Returns the dimensions; `values` receives the data.
 template <class T>
-std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const char* name, int rank, H5T_class_t cls,
-                                  hid_t mem_type, std::vector<T>& values) {
+std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std::string& name, int rank,
+                                  H5T_class_t cls, hid_t mem_type, std::vector<T>& values) {
   const std::string ds = what + ", dataset '/" + name + "'";
-  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
+  const htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
   if (exists <= 0) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
-  Hid dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw Error(ds + ": cannot open it as a dataset");
   Hid type(H5Dget_type(dset.get()), H5Tclose);
   if (!type.valid() || H5Tget_class(type.get()) != cls)
     throw Error(ds + ": has the wrong type; expected " +
-                (cls == H5T_FLOAT ? "floating-point numbers" : "unsigned 8-bit integers"));
+                (cls == H5T_FLOAT ? "floating-point numbers"
+                                  : sizeof(T) == 1 ? "unsigned 8-bit integers" : "unsigned 64-bit integers"));
   Hid space(H5Dget_space(dset.get()), H5Sclose);
   if (!space.valid()) throw Error(ds + ": cannot read its shape");
   const int ndims = H5Sget_simple_extent_type(space.get()) == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space.get()) : 0;
@@ -144,6 +162,13 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   check_size("mean", r.mean.size(), Td);
   check_size("variance", r.variance.size(), Td);
   check_size("resampled", r.resampled.size(), T);
+  // Traffic: all five empty means "not recorded" (written as zeros); otherwise each holds T entries.
+  bool traffic_recorded = false;
+  for (const TrafficField& field : kTrafficFields)
+    traffic_recorded = traffic_recorded || !(r.traffic.*field.member).empty();
+  if (traffic_recorded)
+    for (const TrafficField& field : kTrafficFields)
+      check_size((std::string("traffic.") + field.name).c_str(), (r.traffic.*field.member).size(), T);
   std::set<std::string> names;
   auto check_name = [&](const std::string& name) {
     if (name.empty()) throw Error(what + ": an attribute has an empty name; expected a non-empty name");
@@ -182,6 +207,23 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     if (!text_type.valid() || H5Tset_size(text_type.get(), H5T_VARIABLE) < 0 ||
         H5Tset_cset(text_type.get(), H5T_CSET_UTF8) < 0)
       throw Error(fail + " (cannot make a string type)");
+
+    {  // /resampling_traffic: the one part that depends on the rank count
+      Hid gcpl(create_untimed_plist(H5P_GROUP_CREATE), H5Pclose);
+      if (!gcpl.valid()) throw Error(fail + " (cannot create group '" + kTrafficGroup + "')");
+      Hid group(H5Gcreate2(f, kTrafficGroup, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose);
+      if (!group.valid()) throw Error(fail + " (cannot create group '" + kTrafficGroup + "')");
+      const std::vector<std::uint64_t> zeros(traffic_recorded ? 0 : T, 0);
+      for (const TrafficField& field : kTrafficFields) {
+        const std::vector<std::uint64_t>& values = traffic_recorded ? r.traffic.*field.member : zeros;
+        write_dataset(group.get(), field.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, values.data(),
+                      fail + " (group '" + kTrafficGroup + "')");
+      }
+      const char* note = kTrafficNote;
+      write_attribute(group.get(), "note", text_type.get(), text_type.get(), &note,
+                      fail + " (group '" + kTrafficGroup + "')");
+      if (!group.close()) throw Error(fail + " (cannot close group '" + kTrafficGroup + "')");
+    }
     for (const auto& a : attributes.text) {
       const char* value = a.second.c_str();
       write_attribute(f, a.first, text_type.get(), text_type.get(), &value, fail);
@@ -222,6 +264,20 @@ FilterResult read_result_file(const std::string& path) {
   std::vector<double> ll;
   read_dataset(f, what, "log_likelihood", 0, H5T_FLOAT, H5T_NATIVE_DOUBLE, ll);
   r.log_likelihood = ll.at(0);
+
+  // /resampling_traffic is absent in files written before it existed: leave the traffic empty.
+  const htri_t has_traffic = H5Lexists(f, kTrafficGroup, H5P_DEFAULT);
+  if (has_traffic < 0) throw Error(what + ": cannot look up '/" + kTrafficGroup + "' (damaged file?)");
+  if (has_traffic > 0) {
+    for (const TrafficField& field : kTrafficFields) {
+      const std::string name = std::string(kTrafficGroup) + "/" + field.name;
+      const std::vector<hsize_t> dims =
+          read_dataset(f, what, name, 1, H5T_INTEGER, H5T_NATIVE_UINT64, r.traffic.*field.member);
+      if (dims != std::vector<hsize_t>{T})
+        throw Error(what + ", dataset '/" + name + "': has shape " + shape_text(dims) + "; expected " +
+                    shape_text({T}) + " to match '/ess'");
+    }
+  }
   r.steps = static_cast<int>(T);
   r.state_dim = static_cast<int>(mean_dims[1]);
   return r;

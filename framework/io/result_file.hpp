@@ -7,10 +7,14 @@
 //   /filtered_variance         (T x d)  float64
 //   /resampled                 (T)      uint8     1 if step t ended with a resampling
 //   /log_likelihood            scalar   float64
+//   /resampling_traffic/       group    communication of each resampling (FilterResult::Traffic),
+//     particles_moved, bytes_moved, messages, max_partners, minimum_moves   (T)  uint64 each;
+//     0 at steps without resampling; group attribute `note` (text) says they depend on the rank count
 // plus the ResultAttributes as attributes of the root group (text: variable-length UTF-8 strings;
-// integers: int64 scalars). The datasets are bitwise identical for any number of ranks; the
-// attributes are not (they record e.g. the rank count), which is why tests/tools/h5_datasets_equal
-// compares datasets only. Objects carry no modification timestamps.
+// integers: int64 scalars). Every dataset except those under /resampling_traffic is bitwise
+// identical for any number of ranks; the traffic and the attributes are not (they record e.g. the
+// rank count), which is why tests/tools/h5_datasets_equal compares datasets only and the tests pass
+// it `--ignore /resampling_traffic`. Objects carry no modification timestamps.
 #pragma once
 
 #include <cstdint>
@@ -30,13 +34,15 @@ struct ResultAttributes {  // written as attributes of the root group; never com
 // Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`
 // (the message says to pass --overwrite); on any failure the temporary file is removed, an
 // rsmc::Error is thrown, and a file already at `path` is left untouched. `result` must be
-// consistent (steps >= 1, state_dim >= 1, vector sizes T and T x d); attribute names must be
+// consistent (steps >= 1, state_dim >= 1, vector sizes T and T x d; the five traffic vectors either
+// all empty, meaning "not recorded" and written as zeros, or each of size T); attribute names must be
 // non-empty and distinct, and text values must not contain NUL characters.
 void write_result_file(const std::string& path, const FilterResult& result, const ResultAttributes& attributes,
                        bool overwrite);
 
-// Reads the datasets back (attributes are not returned). Values are converted to double / uint8 if
-// the file stores another float / integer type. Throws rsmc::Error naming the file and dataset.
+// Reads the datasets back (attributes are not returned). Values are converted to double / uint8 /
+// uint64 if the file stores another float / integer type. A file without /resampling_traffic (written
+// before it existed) gives empty traffic vectors. Throws rsmc::Error naming the file and dataset.
 FilterResult read_result_file(const std::string& path);
 
 // Reads the root-group attributes written by write_result_file (text and integer scalars; others are

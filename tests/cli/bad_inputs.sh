@@ -43,6 +43,10 @@ expect_error 2 "unknown model 'no_such_model'" filter --model no_such_model
 expect_error 1 "ess-threshold" filter --ess-threshold 0
 expect_error 1 "ess-threshold" filter --ess-threshold 1.5
 expect_error 1 "seed" filter --seed -3
+expect_error 2 "unknown scheme 'bogus'" filter --resampling bogus
+expect_error 1 "unknown resampler 'fast'" filter --resampler fast
+expect_error 2 "systematic-resampling baseline" filter --resampler allgather --resampling multinomial
+expect_error 1 "multinomial selection" filter --resampler roulette-algorithm1
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.

@@ -1,4 +1,4 @@
-// h5_datasets_equal A.h5 B.h5 [more.h5 ...]
+// h5_datasets_equal [--ignore PATH_PREFIX ...] A.h5 B.h5 [more.h5 ...]
 //
 // Checks that HDF5 files hold bitwise identical datasets: the same set of dataset paths (every group
 // is walked), and for each dataset the same type (H5Tequal), the same shape and identical raw bytes
@@ -6,8 +6,14 @@
 // purpose: they record things such as the number of ranks, which may differ between runs whose
 // results must not. Every file after the first is compared with the first.
 //
-// Exit status: 0 all identical ("identical: N datasets"), 1 a difference (the first one found is
-// printed: dataset and element index), 2 an error (unreadable file, unsupported type, bad usage).
+// --ignore PATH_PREFIX (repeatable, before the files) skips every dataset whose full path (e.g.
+// "/resampling_traffic/messages") starts with PATH_PREFIX, in whichever files it occurs: it is neither
+// compared nor required to exist in the others. rsmc's tests pass `--ignore /resampling_traffic`, the
+// communication statistics that legitimately depend on the number of ranks.
+//
+// Exit status: 0 all identical ("identical: N datasets (M ignored)": N compared, M distinct paths
+// skipped), 1 a difference (the first one found is printed: dataset and element index), 2 an error
+// (unreadable file, unsupported type, bad usage).
 //
 // Deliberately independent of the rsmc library: only the HDF5 C API.
 #include <hdf5.h>
@@ -51,6 +57,28 @@ class Hid {
 
 struct Walk {
   std::set<std::string> datasets;
+};
+
+struct Ignore {
+  std::vector<std::string> prefixes;
+  std::set<std::string> seen;  // distinct dataset paths skipped, over all files
+
+  bool operator()(const std::string& name) const {
+    for (const std::string& p : prefixes)
+      if (name.compare(0, p.size(), p) == 0) return true;
+    return false;
+  }
+  // Removes the ignored paths from `names`, remembering them.
+  std::set<std::string> filter(const std::set<std::string>& names) {
+    std::set<std::string> kept;
+    for (const std::string& n : names) {
+      if ((*this)(n))
+        seen.insert(n);
+      else
+        kept.insert(n);
+    }
+    return kept;
+  }
 };
 
 herr_t visit(hid_t, const char* name, const H5O_info_t* info, void* op_data) {
@@ -257,22 +285,43 @@ Difference compare_dataset(hid_t file_a, const std::string& path_a, hid_t file_b
   return diff;
 }
 
+int usage(const char* problem) {
+  if (problem) std::fprintf(stderr, "h5_datasets_equal: error: %s\n", problem);
+  std::fprintf(stderr,
+               "usage: h5_datasets_equal [--ignore PATH_PREFIX ...] A.h5 B.h5 [more.h5 ...]\n"
+               "  exit 0 if every file holds bitwise identical datasets (attributes ignored),\n"
+               "  1 if they differ, 2 on error\n"
+               "  --ignore PATH_PREFIX  skip datasets whose full path starts with PATH_PREFIX\n"
+               "                        (e.g. /resampling_traffic); may be repeated\n");
+  return 2;
+}
+
 int run(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: h5_datasets_equal A.h5 B.h5 [more.h5 ...]\n"
-                 "  exit 0 if every file holds bitwise identical datasets (attributes ignored),\n"
-                 "  1 if they differ, 2 on error\n");
-    return 2;
+  Ignore ignore;
+  int first = 1;
+  while (first < argc && std::strncmp(argv[first], "--", 2) == 0) {
+    const std::string option = argv[first];
+    if (option == "--") {
+      ++first;
+      break;
+    }
+    if (option != "--ignore") return usage(("unknown option '" + option + "'").c_str());
+    if (first + 1 >= argc) return usage("--ignore needs a PATH_PREFIX");
+    const std::string prefix = argv[first + 1];
+    if (prefix.empty() || prefix[0] != '/')
+      return usage(("--ignore '" + prefix + "': expected a path starting with '/'").c_str());
+    ignore.prefixes.push_back(prefix);
+    first += 2;
   }
+  if (argc - first < 2) return usage(nullptr);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const std::string path_a = argv[1];
+  const std::string path_a = argv[first];
   Hid file_a(open_file(path_a), H5Fclose);
-  const std::set<std::string> names_a = list_datasets(file_a.get(), path_a);
-  for (int k = 2; k < argc; ++k) {
+  const std::set<std::string> names_a = ignore.filter(list_datasets(file_a.get(), path_a));
+  for (int k = first + 1; k < argc; ++k) {
     const std::string path_b = argv[k];
     Hid file_b(open_file(path_b), H5Fclose);
-    const std::set<std::string> names_b = list_datasets(file_b.get(), path_b);
+    const std::set<std::string> names_b = ignore.filter(list_datasets(file_b.get(), path_b));
     for (const std::string& n : names_a)
       if (!names_b.count(n)) {
         std::printf("different: dataset '%s' is in '%s' but not in '%s'\n", n.c_str(), path_a.c_str(), path_b.c_str());
@@ -291,7 +340,7 @@ int run(int argc, char** argv) {
       }
     }
   }
-  std::printf("identical: %zu datasets\n", names_a.size());
+  std::printf("identical: %zu datasets (%zu ignored)\n", names_a.size(), ignore.seen.size());
   return 0;
 }
 

@@ -108,6 +108,12 @@ FilterResult sample_result() {
   r.variance[11] = std::numeric_limits<double>::denorm_min();
   r.resampled = {0, 1, 1, 0};
   r.log_likelihood = -123.456789012345678;
+  const std::uint64_t big = std::numeric_limits<std::uint64_t>::max();
+  r.traffic.particles_moved = {0, 4000, 1, 0};
+  r.traffic.bytes_moved = {0, 96000, 24, 0};
+  r.traffic.messages = {0, 6, 1, 0};
+  r.traffic.max_partners = {0, 3, 1, 0};
+  r.traffic.minimum_moves = {0, big, std::uint64_t{1} << 63, 0};  // every bit pattern survives
   return r;
 }
 
@@ -128,6 +134,48 @@ void require_same(const FilterResult& a, const FilterResult& b) {
   REQUIRE(same_bits(a.variance, b.variance));
   REQUIRE(a.resampled == b.resampled);
   REQUIRE(std::memcmp(&a.log_likelihood, &b.log_likelihood, sizeof(double)) == 0);
+  REQUIRE(a.traffic.particles_moved == b.traffic.particles_moved);
+  REQUIRE(a.traffic.bytes_moved == b.traffic.bytes_moved);
+  REQUIRE(a.traffic.messages == b.traffic.messages);
+  REQUIRE(a.traffic.max_partners == b.traffic.max_partners);
+  REQUIRE(a.traffic.minimum_moves == b.traffic.minimum_moves);
+}
+
+const char* const kTrafficDatasets[] = {"particles_moved", "bytes_moved", "messages", "max_partners",
+                                        "minimum_moves"};
+
+// The file type of dataset `name` equals `expected`.
+bool dataset_type_is(const std::string& path, const std::string& name, hid_t expected) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t dset = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  REQUIRE(dset >= 0);
+  const hid_t type = H5Dget_type(dset);
+  const bool same = H5Tequal(type, expected) > 0;
+  H5Tclose(type);
+  H5Dclose(dset);
+  H5Fclose(file);
+  return same;
+}
+
+// The variable-length string attribute `attr` of the object `object`.
+std::string text_attribute(const std::string& path, const char* object, const char* attr) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t a = H5Aopen_by_name(file, object, attr, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(a >= 0);
+  const hid_t mem = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mem, H5T_VARIABLE);
+  H5Tset_cset(mem, H5T_CSET_UTF8);
+  char* value = nullptr;
+  const herr_t rc = H5Aread(a, mem, &value);
+  const std::string text = value ? value : "";
+  H5free_memory(value);
+  H5Tclose(mem);
+  H5Aclose(a);
+  H5Fclose(file);
+  REQUIRE(rc >= 0);
+  return text;
 }
 
 }  // namespace
@@ -397,10 +445,49 @@ TEST_CASE("result file: write then read round-trips bitwise", "[io][result]") {
   CHECK(a.text == sample_attributes().text);  // in the order given
   CHECK(a.integers == sample_attributes().integers);
 
+  // The traffic is uint64 under /resampling_traffic, with a note that it depends on the rank count.
+  for (const char* name : kTrafficDatasets)
+    CHECK(dataset_type_is(path, std::string("/resampling_traffic/") + name, H5T_STD_U64LE));
+  CHECK(dataset_type_is(path, "/resampled", H5T_STD_U8LE));
+  CHECK(text_attribute(path, "/resampling_traffic", "note") ==
+        "communication of each resampling; depends on the number of ranks, unlike every other dataset");
+
   // Objects carry no timestamps: writing the same result twice gives the same bytes.
   const std::string again = dir.file("again.h5");
   write_result_file(again, r, sample_attributes(), false);
   CHECK(read_bytes(again) == read_bytes(path));
+}
+
+TEST_CASE("result file: traffic not recorded, and files without it", "[io][result]") {
+  ScratchDir dir;
+  const std::string path = dir.file("result.h5");
+  FilterResult r = sample_result();
+  r.traffic = {};  // all five empty: "not recorded", written as zeros of length T
+  write_result_file(path, r, {}, false);
+  const FilterResult back = read_result_file(path);
+  const std::vector<std::uint64_t> zeros(4, 0);
+  CHECK(back.traffic.particles_moved == zeros);
+  CHECK(back.traffic.bytes_moved == zeros);
+  CHECK(back.traffic.messages == zeros);
+  CHECK(back.traffic.max_partners == zeros);
+  CHECK(back.traffic.minimum_moves == zeros);
+  FilterResult expected = r;
+  expected.traffic.particles_moved = expected.traffic.bytes_moved = expected.traffic.messages =
+      expected.traffic.max_partners = expected.traffic.minimum_moves = zeros;
+  require_same(back, expected);
+
+  // A file written before /resampling_traffic existed reads back with empty traffic.
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  REQUIRE(H5Ldelete(f, "resampling_traffic", H5P_DEFAULT) >= 0);
+  H5Fclose(f);
+  const FilterResult old = read_result_file(path);
+  CHECK(old.traffic.particles_moved.empty());
+  CHECK(old.traffic.bytes_moved.empty());
+  CHECK(old.traffic.messages.empty());
+  CHECK(old.traffic.max_partners.empty());
+  CHECK(old.traffic.minimum_moves.empty());
+  require_same(old, r);
 }
 
 TEST_CASE("result file: validation and reading errors", "[io][result]") {
@@ -413,6 +500,14 @@ TEST_CASE("result file: validation and reading errors", "[io][result]") {
   dup.text = {{"ranks", "x"}};
   dup.integers = {{"ranks", 4}};
   REQUIRE_THROWS_WITH(write_result_file(path, sample_result(), dup, false), Contains("'ranks' is given twice"));
+  FilterResult partial = sample_result();  // some traffic vectors recorded, one not
+  partial.traffic.messages.clear();
+  REQUIRE_THROWS_WITH(write_result_file(path, partial, {}, false),
+                      Contains("'traffic.messages' holds 0 values; expected 4"));
+  FilterResult long_traffic = sample_result();
+  long_traffic.traffic.minimum_moves.push_back(0);
+  REQUIRE_THROWS_WITH(write_result_file(path, long_traffic, {}, false),
+                      Contains("'traffic.minimum_moves' holds 5 values; expected 4"));
   CHECK(dir.entries().empty());
 
   // A file that is not a result file.
@@ -422,6 +517,48 @@ TEST_CASE("result file: validation and reading errors", "[io][result]") {
   obs.values = {1.0};
   write_observations_hdf5(path, obs, false);
   REQUIRE_THROWS_WITH(read_result_file(path), Contains(path) && Contains("no dataset '/ess'"));
+}
+
+TEST_CASE("result file: reading a damaged traffic group", "[io][result]") {
+  ScratchDir dir;
+  const std::string path = dir.file("result.h5");
+  write_result_file(path, sample_result(), {}, false);
+  // Replaces /resampling_traffic/<name> by a dataset of `n` values of type `type`.
+  auto replace = [&](const char* name, hsize_t n, hid_t type) {
+    const std::string full = std::string("resampling_traffic/") + name;
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    REQUIRE(H5Ldelete(f, full.c_str(), H5P_DEFAULT) >= 0);
+    const std::vector<double> v(static_cast<std::size_t>(n), 1.0);
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t dset = H5Dcreate2(f, full.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(dset >= 0);
+    REQUIRE(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+    H5Dclose(dset);
+    H5Sclose(space);
+    H5Fclose(f);
+  };
+  SECTION("wrong length") {
+    replace("bytes_moved", 3, H5T_STD_U64LE);
+    REQUIRE_THROWS_WITH(read_result_file(path), Contains(path) && Contains("'/resampling_traffic/bytes_moved'") &&
+                                                    Contains("has shape (3); expected (4)"));
+  }
+  SECTION("wrong type") {
+    replace("messages", 4, H5T_IEEE_F64LE);
+    REQUIRE_THROWS_WITH(read_result_file(path), Contains("'/resampling_traffic/messages'") &&
+                                                    Contains("wrong type; expected unsigned 64-bit integers"));
+  }
+  SECTION("another integer type is converted") {
+    replace("max_partners", 4, H5T_STD_U16BE);
+    CHECK(read_result_file(path).traffic.max_partners == std::vector<std::uint64_t>(4, 1));
+  }
+  SECTION("a dataset missing from the group") {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    REQUIRE(H5Ldelete(f, "resampling_traffic/minimum_moves", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    REQUIRE_THROWS_WITH(read_result_file(path), Contains("no dataset '/resampling_traffic/minimum_moves'"));
+  }
 }
 
 TEST_CASE("atomic writes: refuse, overwrite, fail cleanly", "[io][atomic]") {

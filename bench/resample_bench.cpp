@@ -1,0 +1,418 @@
+#include "bench/resample_bench.hpp"
+
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+
+#include "framework/core/error.hpp"
+#include "framework/particles/block_distribution.hpp"
+#include "framework/particles/particle_store.hpp"
+#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/resample_stats.hpp"
+#include "framework/resample/roulette_resampler.hpp"
+#include "framework/resample/scheme.hpp"
+#include "framework/rng/stream.hpp"
+
+namespace rsmc::bench {
+
+namespace {
+
+using Space = Kokkos::HostSpace;
+using StateArray = ParticleStore<Space>::StateArray;
+using WeightArray = ParticleStore<Space>::WeightArray;
+
+enum class Weights { random, equal, skewed };
+
+// The step number every timed resampling uses: each repeat does exactly the same work.
+constexpr std::uint32_t kStep = 1;
+
+struct Plan {
+  std::vector<std::uint64_t> particles;
+  std::vector<std::uint64_t> state_bytes;
+  std::vector<Scheme> schemes;
+  std::vector<Resampler> implementations;
+  Weights weights = Weights::random;
+  int repeats = 5;
+  std::uint64_t seed = 1;
+};
+
+// Entries of a list option: "a,b" and repeated options alike; empty entries are an error.
+std::vector<std::string> entries(const std::string& option, const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& value : values) {
+    std::stringstream in(value);
+    std::string item;
+    bool any = false;
+    while (std::getline(in, item, ',')) {
+      any = true;
+      if (item.empty()) throw Error(option + ": empty entry in '" + value + "'; expected a comma-separated list");
+      out.push_back(item);
+    }
+    if (!any) throw Error(option + ": empty value; expected a comma-separated list");
+    if (value.back() == ',') throw Error(option + ": empty entry in '" + value + "'; expected a comma-separated list");
+  }
+  if (out.empty()) throw Error(option + ": no value given");
+  return out;
+}
+
+// A positive integer written as digits, optionally with a decimal exponent: 100000, 1e6, 25e4.
+bool parse_count(const std::string& text, std::uint64_t& value) {
+  std::size_t pos = 0;
+  std::uint64_t mantissa = 0;
+  while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+    const std::uint64_t digit = static_cast<std::uint64_t>(text[pos] - '0');
+    if (mantissa > (UINT64_MAX - digit) / 10) return false;
+    mantissa = mantissa * 10 + digit;
+    ++pos;
+  }
+  if (pos == 0) return false;
+  if (pos < text.size()) {
+    if (text[pos] != 'e' && text[pos] != 'E') return false;
+    const std::string exponent = text.substr(pos + 1);
+    if (exponent.empty() || exponent.size() > 2 ||
+        exponent.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    for (int e = std::stoi(exponent); e > 0; --e) {
+      if (mantissa > UINT64_MAX / 10) return false;
+      mantissa *= 10;
+    }
+  }
+  value = mantissa;
+  return true;
+}
+
+Plan make_plan(const ResampleBench& b, int ranks) {
+  Plan plan;
+  for (const auto& text : entries("--particles", b.particles)) {
+    std::uint64_t n = 0;
+    if (!parse_count(text, n) || n == 0)
+      throw Error("--particles: '" + text + "' is not a valid particle count; expected an integer >= 1 (e.g. 100000 or 1e6)");
+    if (n < static_cast<std::uint64_t>(ranks))
+      throw Error("--particles: " + text + " particles cannot be spread over " + std::to_string(ranks) +
+                  " ranks; expected at least one particle per rank");
+    plan.particles.push_back(n);
+  }
+  for (const auto& text : entries("--state-bytes", b.state_bytes)) {
+    std::uint64_t bytes = 0;
+    if (!parse_count(text, bytes) || bytes == 0 || bytes % 8 != 0 || bytes / 8 > static_cast<std::uint64_t>(INT_MAX))
+      throw Error("--state-bytes: '" + text + "' is not a valid state size; expected a positive multiple of 8 "
+                  "(bytes per particle; the state holds bytes/8 doubles)");
+    plan.state_bytes.push_back(bytes);
+  }
+  for (const auto& text : entries("--scheme", b.schemes)) {
+    bool found = false;
+    for (Scheme s : {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual})
+      if (text == scheme_name(s)) {
+        plan.schemes.push_back(s);
+        found = true;
+      }
+    if (!found)
+      throw Error("--scheme: unknown scheme '" + text +
+                  "'; expected multinomial, stratified, systematic or residual");
+  }
+  const Resampler all[] = {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather,
+                           Resampler::gather_root};
+  for (const auto& text : entries("--implementations", b.implementations)) {
+    if (text == "all") {
+      plan.implementations.insert(plan.implementations.end(), std::begin(all), std::end(all));
+      continue;
+    }
+    bool found = false;
+    for (Resampler r : all)
+      if (text == resampler_name(r)) {
+        plan.implementations.push_back(r);
+        found = true;
+      }
+    if (!found)
+      throw Error("--implementations: unknown implementation '" + text +
+                  "'; expected all or a list of roulette, roulette-algorithm1, allgather, gather-root");
+  }
+  if (b.weights == "random") {
+    plan.weights = Weights::random;
+  } else if (b.weights == "equal") {
+    plan.weights = Weights::equal;
+  } else if (b.weights == "skewed") {
+    plan.weights = Weights::skewed;
+  } else {
+    throw Error("--weights: unknown weight pattern '" + b.weights + "'; expected random, equal or skewed");
+  }
+  if (b.repeats < 1 || b.repeats > 1000000)
+    throw Error("--repeats: " + std::to_string(b.repeats) + " is not a valid repeat count; expected 1 to 1000000");
+  plan.repeats = static_cast<int>(b.repeats);
+  if (b.seed < 0 || !rng::seed_is_valid(static_cast<std::uint64_t>(b.seed)))
+    throw Error("--seed: " + std::to_string(b.seed) + " is out of range; expected 0 <= seed < 2^56");
+  plan.seed = static_cast<std::uint64_t>(b.seed);
+  return plan;
+}
+
+// Why an implementation cannot run a scheme, or nullptr if it can.
+const char* skip_reason(Resampler r, Scheme s) {
+  if (r == Resampler::roulette_algorithm1 && s != Scheme::multinomial)
+    return "roulette-algorithm1 is the paper's Algorithm 1: multinomial selection only";
+  if ((r == Resampler::allgather || r == Resampler::gather_root) && s != Scheme::systematic)
+    return "naive baseline: draws systematic ancestors only";
+  return nullptr;
+}
+
+// Whether a resampler fills these ResampleStats fields; fields it leaves at 0 print as null, not as
+// a measured 0. allgather_resampler.cpp counts particles, bytes and messages only; gather-root does
+// not compute minimum_moves. Update here when they do.
+bool reports_max_partners(Resampler r) { return r != Resampler::allgather; }
+bool reports_minimum_moves(Resampler r) {
+  return r == Resampler::roulette || r == Resampler::roulette_algorithm1;
+}
+
+// Log-weight of global id `gid` out of `n` (deterministic, the same for any number of ranks).
+//   random  2 log(u), u uniform on (0, 1) from the stream (seed, initialise, step 0, gid)
+//   equal   0
+//   skewed  4 gid / n: the weights grow e^4-fold along the global ids, so the offspring pile up on
+//           the high ranks and rebalancing has to shift particles down the chain of ranks
+double log_weight_of(Weights w, std::uint64_t seed, std::uint64_t gid, std::uint64_t n) {
+  switch (w) {
+    case Weights::random: return 2.0 * std::log(rng::Stream(seed, rng::Purpose::initialise, 0, gid).uniform());
+    case Weights::equal: return 0.0;
+    case Weights::skewed: return 4.0 * static_cast<double>(gid) / static_cast<double>(n);
+  }
+  return 0.0;
+}
+
+ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<Space>& store,
+                            double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed) {
+  // As the bootstrap filter calls them (framework/engine/bootstrap_filter.hpp).
+  switch (resampler) {
+    case Resampler::roulette:
+    case Resampler::roulette_algorithm1:
+      return resample_roulette(comm, dist, store, max_log_weight, scheme,
+                               resampler == Resampler::roulette_algorithm1, seed, kStep);
+    case Resampler::allgather:
+    case Resampler::gather_root: {
+      const double u = rng::Stream(seed, rng::Purpose::resample, kStep, 0).uniform();
+      return resampler == Resampler::allgather ? resample_allgather(comm, dist, store, max_log_weight, u)
+                                               : resample_gather_root(comm, dist, store, max_log_weight, u);
+    }
+  }
+  throw Error("unknown resampler");
+}
+
+// Seconds `work` took on the slowest rank, started together after a barrier.
+template <class Work>
+double timed(MPI_Comm comm, Work&& work) {
+  MPI_Barrier(comm);
+  const double start = MPI_Wtime();
+  work();
+  Kokkos::fence();
+  double seconds = MPI_Wtime() - start;
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return seconds;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// After a resampling every particle's state must be a copy of some input particle's state
+// (component c of id g is g d + c), and offspring come in ancestor order. Collective.
+void check_offspring(MPI_Comm comm, const StateArray& state, std::uint64_t n, const std::string& what) {
+  const auto d = static_cast<std::uint64_t>(state.extent(1));
+  int ok = 1;
+  if (n * d < (std::uint64_t(1) << 53)) {
+    double previous = -1.0;
+    for (std::size_t i = 0; i < state.extent(0) && ok; ++i) {
+      const double first = state(i, 0);
+      if (!(first >= previous) || !(first < static_cast<double>(n * d)) ||
+          std::fmod(first, static_cast<double>(d)) != 0.0)
+        ok = 0;
+      for (std::uint64_t c = 1; c < d && ok; ++c)
+        if (state(i, c) != first + static_cast<double>(c)) ok = 0;
+      previous = first;
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) throw Error("internal error: " + what + " produced particle states that are not copies of its inputs");
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6e", x);
+  return buf;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &local);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+void ResampleBench::add_to(CLI::App& app) {
+  app.footer(
+      "Each configuration: --repeats times, restore the inputs (untimed), time a std::memcpy of this rank's state "
+      "bytes and one resampling (after a barrier; the slowest rank). Rank 0 prints one JSON line per (particles, "
+      "state bytes, scheme, implementation) on stdout and nothing else; see docs/performance.md.");
+  app.add_option("--particles,-n", particles,
+                 "Total particle counts N (N >= ranks); a comma list or a repeated option, e.g. 1e5,1e6")
+      ->type_name("N,...")
+      ->capture_default_str();
+  app.add_option("--state-bytes", state_bytes,
+                 "Particle state sizes in bytes, multiples of 8 (B/8 doubles per particle); a comma list")
+      ->type_name("B,...")
+      ->capture_default_str();
+  app.add_option("--scheme", schemes, "Resampling schemes: multinomial, stratified, systematic, residual; a comma list")
+      ->type_name("NAME,...")
+      ->capture_default_str();
+  app.add_option("--implementations", implementations,
+                 "all, or a comma list of roulette, roulette-algorithm1 (multinomial only), allgather and "
+                 "gather-root (systematic only); other combinations are reported as skipped")
+      ->type_name("NAME,...")
+      ->capture_default_str();
+  app.add_option("--weights", weights,
+                 "Log-weights: random (2 log u, u uniform from a counter-based stream keyed by the global id), "
+                 "equal (all 0) or skewed (4 gid / N: offspring pile up on the high ranks)")
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed resamplings per configuration; the median and the minimum are reported")
+      ->capture_default_str();
+  app.add_option("--seed", seed, "Seed of the weight and resampling streams, 0 <= seed < 2^56")->capture_default_str();
+  app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
+}
+
+int ResampleBench::run(MPI_Comm comm) const {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const Plan plan = make_plan(*this, ranks);  // the same arguments on every rank: all throw or none
+  const bool root = rank == 0;
+  const std::string date = today();
+  const std::string host = host_name();
+  volatile double sink = 0.0;  // keeps the baseline copy from being optimised away
+
+  for (const std::uint64_t n : plan.particles) {
+    for (const std::uint64_t bytes : plan.state_bytes) {
+      const int d = static_cast<int>(bytes / 8);
+      const BlockDistribution dist(n, ranks);
+      const std::uint64_t local = dist.count(rank), first = dist.first(rank);
+      if (root && verbose)
+        std::fprintf(stderr, "rsmc bench resample: N = %llu, state %llu bytes, %d rank%s: filling\n",
+                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(bytes), ranks,
+                     ranks == 1 ? "" : "s");
+
+      // Pristine inputs, the store the resamplers work on, and the baseline copy's destination.
+      StateArray pristine_state(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::bench::state"), local, d);
+      WeightArray pristine_log_weight(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::bench::log_weight"),
+                                      local);
+      double max_log_weight = -HUGE_VAL;
+      for (std::uint64_t i = 0; i < local; ++i) {
+        const std::uint64_t gid = first + i;
+        for (int c = 0; c < d; ++c)
+          pristine_state(i, c) = static_cast<double>(gid * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(c));
+        pristine_log_weight(i) = log_weight_of(plan.weights, plan.seed, gid, n);
+        max_log_weight = std::max(max_log_weight, pristine_log_weight(i));
+      }
+      MPI_Allreduce(MPI_IN_PLACE, &max_log_weight, 1, MPI_DOUBLE, MPI_MAX, comm);
+      if (!pristine_state.span_is_contiguous())
+        throw Error("internal error: the benchmark's state array is not contiguous");
+      const std::size_t copy_bytes = pristine_state.span() * sizeof(double);
+
+      ParticleStore<Space> store(local, d, first);
+      Kokkos::deep_copy(store.scratch, 0.0);  // touch every page before anything is timed
+      std::vector<double> copy_destination(pristine_state.span(), 0.0);
+
+      for (const Scheme scheme : plan.schemes) {
+        for (const Resampler resampler : plan.implementations) {
+          std::string line = std::string("{\"bench\":\"resample\",\"implementation\":\"") +
+                             resampler_name(resampler) + "\",\"scheme\":\"" + scheme_name(scheme) +
+                             "\",\"particles\":" + std::to_string(n) + ",\"ranks\":" + std::to_string(ranks) +
+                             ",\"state_bytes\":" + std::to_string(bytes) + ",\"repeats\":" +
+                             std::to_string(plan.repeats) + ",\"weights\":\"" + weights + "\",\"seed\":" +
+                             std::to_string(plan.seed);
+          const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
+
+          if (const char* reason = skip_reason(resampler, scheme)) {
+            if (root) {
+              std::fputs((line + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(), stdout);
+              std::fflush(stdout);
+            }
+            continue;
+          }
+
+          std::vector<double> seconds, copy_seconds;
+          ResampleStats stats;
+          for (int r = 0; r < plan.repeats; ++r) {
+            Kokkos::deep_copy(store.state, pristine_state);  // untimed: restore the inputs
+            Kokkos::deep_copy(store.log_weight, pristine_log_weight);
+            copy_seconds.push_back(timed(comm, [&] {
+              if (copy_bytes > 0) std::memcpy(copy_destination.data(), pristine_state.data(), copy_bytes);
+            }));
+            if (!copy_destination.empty())
+              sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
+            seconds.push_back(timed(comm, [&] {
+              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed);
+            }));
+            if (root && verbose)
+              std::fprintf(stderr, "  %s %s N = %llu: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",
+                           resampler_name(resampler), scheme_name(scheme), static_cast<unsigned long long>(n), r + 1,
+                           plan.repeats, seconds.back(), copy_seconds.back());
+          }
+          check_offspring(comm, store.state, n, resampler_name(resampler));
+
+          const double med = median(seconds), copy_med = median(copy_seconds);
+          line += ",\"seconds_median\":" + json_number(med) +
+                  ",\"seconds_min\":" + json_number(*std::min_element(seconds.begin(), seconds.end())) +
+                  ",\"copy_seconds_median\":" + json_number(copy_med) +
+                  ",\"resample_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
+                  ",\"particles_moved\":" + std::to_string(stats.particles_moved) +
+                  ",\"bytes_moved\":" + std::to_string(stats.bytes_moved) +
+                  ",\"messages\":" + std::to_string(stats.messages) +
+                  ",\"max_partners\":" +
+                  (reports_max_partners(resampler) ? std::to_string(stats.max_partners) : std::string("null")) +
+                  ",\"minimum_moves\":" +
+                  (reports_minimum_moves(resampler) ? std::to_string(stats.minimum_moves) : std::string("null"));
+          if (root) {
+            std::fputs((line + tail).c_str(), stdout);
+            std::fflush(stdout);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace rsmc::bench

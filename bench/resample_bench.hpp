@@ -1,0 +1,37 @@
+// `rsmc bench resample`: times one resampling of N particles with every resampler implementation,
+// against a plain memory copy of the same state bytes measured in the same run.
+//
+// For every (N, state bytes, scheme, implementation): a ParticleStore<Kokkos::HostSpace> with the
+// block distribution over the communicator, deterministic states (component c of global id g is
+// g * d + c) and log-weights (--weights), then --repeats times: restore the inputs from a pristine
+// copy (untimed), time a std::memcpy of this rank's state bytes, time one resampling (MPI_Wtime
+// after a barrier; the maximum over ranks). Rank 0 prints one JSON line per configuration on stdout
+// (docs/performance.md lists the fields); an implementation that cannot run a scheme gets a line
+// with "skipped": true and the reason. Nothing else goes to stdout; --verbose reports progress on
+// stderr.
+#pragma once
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rsmc::bench {
+
+struct ResampleBench {
+  std::vector<std::string> particles{"100000"};    // N; a comma list or repeated option
+  std::vector<std::string> state_bytes{"16"};      // bytes per particle state, a multiple of 8
+  std::vector<std::string> schemes{"systematic"};  // multinomial, stratified, systematic, residual
+  std::vector<std::string> implementations{"all"};
+  std::string weights = "random";  // random | equal | skewed
+  long long repeats = 5;
+  long long seed = 1;
+  bool verbose = false;
+
+  void add_to(CLI::App& app);
+  int run(MPI_Comm comm) const;  // returns the exit code; throws rsmc::Error on bad input
+};
+
+}  // namespace rsmc::bench

@@ -1,0 +1,46 @@
+// Baseline resampler: everything through rank 0 (what LibBi and ParticleDA.jl do).
+//
+// Rank 0 gathers all N log-weights, draws the systematic ancestors of all offspring (the same rule
+// as the all-gather baseline), and scatters to every rank the ancestors of its block of offspring.
+// Each rank then fetches its ancestors' states from their owners (counts, ids and states through
+// MPI_Alltoall / MPI_Alltoallv). O(N) work and memory on rank 0; kept as a benchmark baseline.
+#pragma once
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "framework/particles/block_distribution.hpp"
+#include "framework/particles/particle_store.hpp"
+#include "framework/resample/resample_stats.hpp"
+
+namespace rsmc {
+
+// The ancestors (global ids) of this rank's offspring, drawn on rank 0 and scattered.
+std::vector<std::uint64_t> gather_root_ancestors(MPI_Comm comm, const BlockDistribution& dist,
+                                                 const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight,
+                                                 double max_log_weight, double uniform);
+
+// Fills `to` (this rank's block of offspring) with the states of `ancestors`, fetched from their owners.
+ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist,
+                                    const std::vector<std::uint64_t>& ancestors,
+                                    const Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& from,
+                                    const Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& to);
+
+template <class MemorySpace>
+ResampleStats resample_gather_root(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                                   double max_log_weight, double uniform) {
+  auto log_weight = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.log_weight);
+  const auto ancestors = gather_root_ancestors(comm, dist, log_weight, max_log_weight, uniform);
+  auto from = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.state);
+  auto to = Kokkos::create_mirror_view(Kokkos::HostSpace(), store.scratch);
+  const ResampleStats stats = fetch_ancestor_states(comm, dist, ancestors, from, to);
+  Kokkos::deep_copy(store.scratch, to);
+  store.swap_state();
+  Kokkos::deep_copy(store.log_weight, 0.0);
+  return stats;
+}
+
+}  // namespace rsmc

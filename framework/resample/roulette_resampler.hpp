@@ -1,0 +1,176 @@
+// The distributed roulette resampler (Nemeth et al., ICCS 2018, Algorithm 1, and beyond).
+//
+//   1. fixed-point weights relative to the global max log-weight (exact integers, 64 fraction bits)
+//   2. this rank's total, the exclusive scan over ranks and the grand total: exact 128-bit integers
+//   3. selection on the exact wheel (framework/resample/selection.hpp): offspring counts per local
+//      particle and the new id q of the first offspring; p-invariant by construction
+//   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication
+//   5. neighbour rebalancing (rebalance_plan.hpp): contiguous id ranges held outside the rank's
+//      block go point-to-point to their owners, in bulk buffers in the particles' memory space
+// Work per rank O(N/p + log N) plus what arrives; no collective is larger than a few integers.
+#pragma once
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "framework/core/error.hpp"
+#include "framework/exact/fixed_weight.hpp"
+#include "framework/exact/u128_mpi.hpp"
+#include "framework/particles/block_distribution.hpp"
+#include "framework/particles/particle_store.hpp"
+#include "framework/resample/rebalance_plan.hpp"
+#include "framework/resample/resample_stats.hpp"
+#include "framework/resample/scheme.hpp"
+#include "framework/resample/selection.hpp"
+
+namespace rsmc {
+
+// Fixed-point weights of this rank's particles (host copy, global id order).
+template <class MemorySpace>
+std::vector<std::uint64_t> fixed_weights(const Kokkos::View<double*, MemorySpace>& log_weight, double max_log_weight) {
+  using Exec = typename MemorySpace::execution_space;
+  Kokkos::View<std::uint64_t*, MemorySpace> fixed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::fixed_weight"),
+                                                  log_weight.extent(0));
+  Kokkos::parallel_for(
+      "rsmc::fixed_weight", Kokkos::RangePolicy<Exec>(0, log_weight.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) { fixed(i) = exact::fixed_weight(log_weight(i), max_log_weight); });
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed);
+  return std::vector<std::uint64_t>(host.data(), host.data() + host.extent(0));
+}
+
+// Exact shares of the wheel: this rank's total, the total of lower ranks, and the grand total.
+inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm comm) {
+  exact::u128 local = 0;
+  for (auto w : fixed) local += w;
+  const exact::ScanTotal scan = exact::exclusive_scan_total(local, comm);
+  return WheelShare{scan.below, local, scan.total};
+}
+
+// Moves offspring to the block distribution: after it, local particle i of `store` is the
+// offspring with new id first(rank) + i. `counts` are the offspring of each local particle and
+// `first_id` the id of the first one (a Selection).
+template <class MemorySpace>
+ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                        const Selection& selection) {
+  using Exec = typename MemorySpace::execution_space;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int d = store.state_dim();
+  const RebalancePlan plan(dist, rank, selection.first_id, selection.offspring);
+  const std::uint64_t block_first = dist.first(rank);
+
+  // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
+  Kokkos::View<std::uint64_t*, MemorySpace> ancestor("rsmc::ancestor", plan.held.size());
+  {
+    auto host = Kokkos::create_mirror_view(ancestor);
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < selection.counts.size(); ++i)
+      for (std::uint64_t c = 0; c < selection.counts[i]; ++c) host(pos++) = i;
+    Kokkos::deep_copy(ancestor, host);
+  }
+  const auto state = store.state;
+  const auto scratch = store.scratch;
+
+  // Offspring that stay: copy straight into the new state.
+  {
+    const std::uint64_t from = plan.kept.first - plan.held.first, to = plan.kept.first - block_first;
+    Kokkos::parallel_for(
+        "rsmc::rebalance_keep", Kokkos::RangePolicy<Exec>(0, plan.kept.size()), KOKKOS_LAMBDA(const std::size_t k) {
+          for (int c = 0; c < d; ++c) scratch(to + k, c) = state(ancestor(from + k), c);
+        });
+  }
+
+  // Offspring that leave: one bulk buffer, one message per destination. A message is
+  // [first id (8 bytes)][count x d doubles, particle-major].
+  const int tag = 7207;
+  std::vector<std::size_t> offset(plan.sends.size() + 1, 0);
+  for (std::size_t s = 0; s < plan.sends.size(); ++s) offset[s + 1] = offset[s] + 1 + plan.sends[s].ids.size() * d;
+  Kokkos::View<double*, MemorySpace> send_buffer("rsmc::send_buffer", offset.back());
+  for (std::size_t s = 0; s < plan.sends.size(); ++s) {
+    const std::uint64_t from = plan.sends[s].ids.first - plan.held.first;
+    const std::size_t base = offset[s] + 1;
+    Kokkos::parallel_for(
+        "rsmc::rebalance_pack", Kokkos::RangePolicy<Exec>(0, plan.sends[s].ids.size()),
+        KOKKOS_LAMBDA(const std::size_t k) {
+          for (int c = 0; c < d; ++c) send_buffer(base + k * d + c) = state(ancestor(from + k), c);
+        });
+  }
+  auto send_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), send_buffer);
+  std::vector<MPI_Request> requests(plan.sends.size());
+  for (std::size_t s = 0; s < plan.sends.size(); ++s) {
+    std::memcpy(&send_host(offset[s]), &plan.sends[s].ids.first, sizeof(std::uint64_t));
+    MPI_Isend(&send_host(offset[s]), static_cast<int>((offset[s + 1] - offset[s]) * sizeof(double)), MPI_BYTE,
+              plan.sends[s].rank, tag, comm, &requests[s]);
+  }
+
+  // Receive until the block is full; each message says which ids it carries, so the order in
+  // which messages arrive cannot change the result.
+  std::uint64_t received = 0, sources = 0;
+  std::vector<double> message;
+  while (received < plan.to_receive) {
+    MPI_Status status;
+    MPI_Probe(MPI_ANY_SOURCE, tag, comm, &status);
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    message.resize(static_cast<std::size_t>(bytes) / sizeof(double));
+    MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+    std::uint64_t first = 0;
+    std::memcpy(&first, message.data(), sizeof(first));
+    const std::uint64_t count = (message.size() - 1) / static_cast<std::size_t>(d);
+    if (first < block_first || first + count > dist.end(rank))
+      throw Error("internal error: rebalancing received ids outside this rank's block");
+    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(
+        message.data() + 1, count * d);
+    auto incoming_here = Kokkos::create_mirror_view_and_copy(MemorySpace(), incoming);
+    const std::uint64_t to = first - block_first;
+    Kokkos::parallel_for(
+        "rsmc::rebalance_unpack", Kokkos::RangePolicy<Exec>(0, count), KOKKOS_LAMBDA(const std::size_t k) {
+          for (int c = 0; c < d; ++c) scratch(to + k, c) = incoming_here(k * d + c);
+        });
+    Kokkos::fence();
+    received += count;
+    ++sources;
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  store.swap_state();
+  Kokkos::deep_copy(store.log_weight, 0.0);
+
+  ResampleStats stats;
+  std::uint64_t local[4] = {plan.particles_sent(), plan.sends.size(),
+                            selection.offspring > dist.count(rank) ? selection.offspring - dist.count(rank) : 0, 0};
+  MPI_Allreduce(MPI_IN_PLACE, local, 3, MPI_UINT64_T, MPI_SUM, comm);
+  std::uint64_t partners = plan.sends.size() + sources;
+  MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
+  stats.particles_moved = local[0];
+  stats.messages = local[1];
+  stats.minimum_moves = local[2];
+  stats.bytes_moved = stats.particles_moved * static_cast<std::uint64_t>(d) * sizeof(double);
+  stats.max_partners = partners;
+  return stats;
+}
+
+// One resampling with the roulette resampler; `algorithm1` selects with the paper's Algorithm 1
+// (multinomial) instead of the scalable selection.
+template <class MemorySpace>
+ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                                double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
+                                std::uint32_t step) {
+  const std::vector<std::uint64_t> fixed = fixed_weights(store.log_weight, max_log_weight);
+  SelectionInputs in;
+  in.fixed_weights = &fixed;
+  in.wheel = wheel_share(fixed, comm);
+  in.samples = dist.size();
+  in.seed = seed;
+  in.step = step;
+  if (algorithm1 && scheme != Scheme::multinomial)
+    throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
+                "--resampling multinomial");
+  const Selection selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
+  return rebalance(comm, dist, store, selection);
+}
+
+}  // namespace rsmc

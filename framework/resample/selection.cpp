@@ -1,0 +1,172 @@
+#include "framework/resample/selection.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "framework/core/error.hpp"
+#include "framework/exact/u128_mpi.hpp"
+#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/rng/binomial.hpp"
+#include "framework/rng/stream.hpp"
+
+namespace rsmc {
+
+namespace {
+
+using exact::u128;
+constexpr u128 kTwo53 = u128(1) << 53;
+
+// The 53 random bits of a systematic / stratified offset U = u / 2^53 in [0, 1).
+std::uint64_t offset_bits(std::uint64_t seed, std::uint32_t step, std::uint64_t sample) {
+  return rng::Stream(seed, rng::Purpose::resample, step, sample).next_u64() >> 11;
+}
+
+// Local cumulative sums in wheel coordinates: cumulative[i] = below + w_0 + ... + w_i.
+std::vector<u128> local_cumulative(const std::vector<std::uint64_t>& w, u128 below) {
+  std::vector<u128> c(w.size());
+  u128 run = below;
+  for (std::size_t i = 0; i < w.size(); ++i) c[i] = run += w[i];
+  return c;
+}
+
+// Counts, for points given in increasing order, the first local particle whose cumulative sum
+// exceeds each point. exceeds(i, j) tells whether C_i > P_j. All points lie in this rank's slice.
+template <class Exceeds>
+void count_points(const std::vector<u128>& cumulative, std::uint64_t first_point, std::uint64_t end_point,
+                  const Exceeds& exceeds, std::vector<std::uint64_t>& counts) {
+  std::size_t i = 0;
+  const std::size_t n = cumulative.size();
+  for (std::uint64_t j = first_point; j < end_point; ++j) {
+    while (i < n && !exceeds(i, j)) ++i;
+    if (i == n) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
+    ++counts[i];
+  }
+}
+
+// Systematic (stratified when `stratified`): sample j sits at P_j = T (j 2^53 + u_j) / (N 2^53).
+Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
+  const std::vector<std::uint64_t>& w = *in.fixed_weights;
+  const u128 n = in.samples;
+  const u128 denominator = n * kTwo53;  // N 2^53 < 2^117
+  const std::uint64_t shared = offset_bits(in.seed, in.step, 0);
+  auto numerator_factor = [&](std::uint64_t j) -> u128 {  // j 2^53 + u_j
+    return u128(j) * kTwo53 + (stratified ? offset_bits(in.seed, in.step, j) : shared);
+  };
+  // First sample with P_j >= x, for x an integer on the wheel: P_j >= x <=> T (j 2^53 + u_j) >= x N 2^53.
+  auto first_at_or_above = [&](u128 x) {
+    std::uint64_t lo = 0, hi = in.samples;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (exact::compare_products(in.wheel.total, numerator_factor(mid), x, denominator) >= 0)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  };
+  Selection s;
+  s.counts.assign(w.size(), 0);
+  s.first_id = first_at_or_above(in.wheel.below);
+  const std::uint64_t end = first_at_or_above(in.wheel.below + in.wheel.local);
+  const auto cumulative = local_cumulative(w, in.wheel.below);
+  count_points(cumulative, s.first_id, end,
+               [&](std::size_t i, std::uint64_t j) {
+                 return exact::compare_products(cumulative[i], denominator, in.wheel.total, numerator_factor(j)) > 0;
+               },
+               s.counts);
+  s.offspring = end - s.first_id;
+  return s;
+}
+
+// Multinomial points in this rank's slice of a wheel [0, total), `samples` of them, sorted.
+std::uint64_t multinomial_counts(const SelectionInputs& in, const std::vector<u128>& cumulative, u128 below,
+                                 u128 local, u128 total, std::uint64_t samples, std::vector<std::uint64_t>& counts) {
+  std::vector<u128> points;
+  const std::uint64_t first = sorted_multinomial_points(in.seed, in.step, samples, total, below, below + local,
+                                                        [&](u128 point) { points.push_back(point); });
+  count_points(cumulative, 0, points.size(),
+               [&](std::size_t i, std::uint64_t j) { return cumulative[i] > points[j]; }, counts);
+  return first;
+}
+
+Selection select_multinomial(const SelectionInputs& in) {
+  Selection s;
+  s.counts.assign(in.fixed_weights->size(), 0);
+  const auto cumulative = local_cumulative(*in.fixed_weights, in.wheel.below);
+  s.first_id = multinomial_counts(in, cumulative, in.wheel.below, in.wheel.local, in.wheel.total, in.samples,
+                                  s.counts);
+  for (auto c : s.counts) s.offspring += c;
+  return s;
+}
+
+// Residual: floor(N w_i / T) copies, then M = N - sum of floors multinomial samples on the wheel of
+// residuals r_i = N w_i - floor(N w_i / T) T (whose total is exactly M T).
+Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
+  const std::vector<std::uint64_t>& w = *in.fixed_weights;
+  const u128 n = in.samples, total = in.wheel.total;
+  if (in.samples >= (std::uint64_t(1) << 32))
+    throw Error("residual resampling supports fewer than 2^32 particles (the residual wheel N * T must fit in "
+                "128 bits); got " + std::to_string(in.samples));
+  Selection s;
+  s.counts.assign(w.size(), 0);
+  std::vector<u128> residual(w.size());
+  std::uint64_t floors = 0;
+  u128 residual_local = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const u128 scaled = n * w[i];
+    const u128 copies = scaled / total;
+    s.counts[i] = static_cast<std::uint64_t>(copies);
+    floors += s.counts[i];
+    residual[i] = scaled - copies * total;
+    residual_local += residual[i];
+  }
+  const exact::ScanTotal floor_scan = exact::exclusive_scan_total(floors, comm);
+  const exact::ScanTotal residual_scan = exact::exclusive_scan_total(residual_local, comm);
+  const std::uint64_t remaining = in.samples - static_cast<std::uint64_t>(floor_scan.total);
+  std::vector<u128> cumulative(w.size());
+  u128 run = residual_scan.below;
+  for (std::size_t i = 0; i < w.size(); ++i) cumulative[i] = run += residual[i];
+  std::uint64_t residual_below = 0;
+  if (remaining > 0)
+    residual_below = multinomial_counts(in, cumulative, residual_scan.below, residual_local, residual_scan.total,
+                                        remaining, s.counts);
+  s.first_id = static_cast<std::uint64_t>(floor_scan.below) + residual_below;
+  for (auto c : s.counts) s.offspring += c;
+  return s;
+}
+
+}  // namespace
+
+Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm comm) {
+  if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
+  if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
+  switch (scheme) {
+    case Scheme::systematic: return select_evenly_spaced(in, false);
+    case Scheme::stratified: return select_evenly_spaced(in, true);
+    case Scheme::multinomial: return select_multinomial(in);
+    case Scheme::residual: return select_residual(in, comm);
+  }
+  throw Error("select_offspring: unknown scheme");
+}
+
+Selection select_algorithm1(const SelectionInputs& in) {
+  if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
+  const auto cumulative = local_cumulative(*in.fixed_weights, in.wheel.below);
+  const u128 end = in.wheel.below + in.wheel.local;
+  Selection s;
+  s.counts.assign(in.fixed_weights->size(), 0);
+  for (std::uint64_t i = 0; i < in.samples; ++i) {
+    rng::Stream stream(in.seed, rng::Purpose::resample, in.step, i);
+    const u128 u = rng::uniform_below(stream, in.wheel.total);
+    if (u < in.wheel.below) {
+      ++s.first_id;
+    } else if (u < end) {
+      const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u);
+      ++s.counts[static_cast<std::size_t>(it - cumulative.begin())];
+      ++s.offspring;
+    }
+  }
+  return s;
+}
+
+}  // namespace rsmc
