@@ -11,6 +11,7 @@
 #include <exception>
 
 #include "bench/resample_bench.hpp"
+#include "bench/sim_scale.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/simulate_command.hpp"
@@ -46,6 +47,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
   CLI::App* bench_resample_app = bench_app->add_subcommand("resample", "Time the resampler implementations "
                                                                       "against a memcpy of the same state bytes");
   resample_bench.add_to(*bench_resample_app);
+  rsmc::bench::SimScaleCommand sim_scale;
+  CLI::App* sim_scale_app = app.add_subcommand(
+      "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
+                   "allocating particles (JSON lines; docs/sim-scale.md)");
+  sim_scale.add_to(*sim_scale_app);
 
   try {
     app.parse(argc, argv);
@@ -64,6 +70,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*filter_app) return filter.run(comm);
     if (*simulate_app) return simulate.run(comm);
     if (*bench_resample_app) return resample_bench.run(comm);
+    if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
     if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
       if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);
       return 0;

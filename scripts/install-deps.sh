@@ -9,6 +9,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   librandom123-dev libtrilinos-kokkos-dev
   catch2 libcli11-dev
+  python3
 )
 missing=()
 for p in "${packages[@]}"; do

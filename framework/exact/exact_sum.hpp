@@ -43,35 +43,15 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "framework/core/portability.hpp"
+#include "framework/exact/double_bits.hpp"
 
 namespace rsmc {
 namespace exact {
 
 namespace detail {
-
-RSMC_HOST_DEVICE std::uint64_t double_bits(double x) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint64_t>(__double_as_longlong(x));
-#else
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-
-RSMC_HOST_DEVICE double bits_double(std::uint64_t u) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
 
 // Number of significant bits of v (0 for v == 0).
 RSMC_HOST_DEVICE int bit_length(std::uint64_t v) {
@@ -191,9 +171,9 @@ struct ExactSum {
     const std::uint64_t kInfBits = std::uint64_t{0x7ff} << 52;
     const std::uint64_t kSignBit = std::uint64_t{1} << 63;
     if (nonfinite[kNaN] != 0 || (nonfinite[kPosInf] != 0 && nonfinite[kNegInf] != 0))
-      return detail::bits_double(kInfBits | (std::uint64_t{1} << 51));  // quiet NaN
-    if (nonfinite[kPosInf] != 0) return detail::bits_double(kInfBits);
-    if (nonfinite[kNegInf] != 0) return detail::bits_double(kInfBits | kSignBit);
+      return detail::double_from_bits(kInfBits | (std::uint64_t{1} << 51));  // quiet NaN
+    if (nonfinite[kPosInf] != 0) return detail::double_from_bits(kInfBits);
+    if (nonfinite[kNegInf] != 0) return detail::double_from_bits(kInfBits | kSignBit);
 
     ExactSum t = *this;
     t.normalize();
@@ -205,7 +185,7 @@ struct ExactSum {
     }
     // Now every limb, the top included, is >= 0.
     if (t.limb[kTop] >= (std::int64_t{1} << 32))  // >= 2^1070
-      return detail::bits_double(sign | kInfBits);
+      return detail::double_from_bits(sign | kInfBits);
     // All digits are in [0, 2^32) from here on.
     int h = kTop;
     while (h >= 0 && t.limb[h] == 0) --h;
@@ -217,7 +197,7 @@ struct ExactSum {
       // binade), and the bit pattern of m * 2^-1074 is m itself.
       const std::uint64_t m = static_cast<std::uint64_t>(t.limb[0]) |
                               (h >= 1 ? static_cast<std::uint64_t>(t.limb[1]) << 32 : 0);
-      return detail::bits_double(sign | m);
+      return detail::double_from_bits(sign | m);
     }
     // 53-bit mantissa = bits [shift, shift+52]; round bit at shift-1; sticky = bits below it.
     int shift = msb - 52;  // >= 1
@@ -235,9 +215,9 @@ struct ExactSum {
     }
     // value = mant * 2^(shift - 1074), mant in [2^52, 2^53): biased exponent = shift + 1.
     const std::uint64_t biased = static_cast<std::uint64_t>(shift) + 1;
-    if (biased >= 0x7ff) return detail::bits_double(sign | kInfBits);
+    if (biased >= 0x7ff) return detail::double_from_bits(sign | kInfBits);
     // (biased << 52) | (mant - 2^52) == ((biased - 1) << 52) + mant
-    return detail::bits_double(sign | (((biased - 1) << 52) + mant));
+    return detail::double_from_bits(sign | (((biased - 1) << 52) + mant));
   }
 
  private:

@@ -1,9 +1,10 @@
 #include "framework/exact/exact_sum_mpi.hpp"
 
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 #include <string>
+
+#include "framework/exact/cached_reduction.hpp"
 
 namespace rsmc {
 namespace exact {
@@ -12,19 +13,6 @@ namespace {
 static_assert(sizeof(ExactSum) % sizeof(std::int64_t) == 0,
               "ExactSum is sent as a contiguous run of int64");
 constexpr int kInt64PerSum = static_cast<int>(sizeof(ExactSum) / sizeof(std::int64_t));
-
-struct MpiHandles {
-  std::mutex mutex;
-  bool created = false;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  MPI_Op op = MPI_OP_NULL;
-  int keyval = MPI_KEYVAL_INVALID;
-};
-
-MpiHandles& handles() {
-  static MpiHandles h;
-  return h;
-}
 
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -52,36 +40,6 @@ extern "C" void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype* /*ty
   }
 }
 
-// Runs inside MPI_Finalize (attributes on MPI_COMM_SELF are deleted before anything else is torn
-// down), so freeing MPI objects here is allowed.
-extern "C" int free_handles(MPI_Comm /*comm*/, int /*keyval*/, void* /*attr*/, void* /*extra*/) {
-  MpiHandles& h = handles();
-  std::lock_guard<std::mutex> lock(h.mutex);
-  if (h.created) {
-    MPI_Op_free(&h.op);
-    MPI_Type_free(&h.type);
-    MPI_Comm_free_keyval(&h.keyval);
-    h.created = false;
-  }
-  return MPI_SUCCESS;
-}
-
-void ensure_handles(MPI_Datatype* type, MPI_Op* op) {
-  MpiHandles& h = handles();
-  std::lock_guard<std::mutex> lock(h.mutex);
-  if (!h.created) {
-    check(MPI_Type_contiguous(kInt64PerSum, MPI_INT64_T, &h.type), "MPI_Type_contiguous");
-    check(MPI_Type_commit(&h.type), "MPI_Type_commit");
-    check(MPI_Op_create(&exact_sum_op, /*commute=*/1, &h.op), "MPI_Op_create");
-    check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_handles, &h.keyval, nullptr),
-          "MPI_Comm_create_keyval");
-    check(MPI_Comm_set_attr(MPI_COMM_SELF, h.keyval, nullptr), "MPI_Comm_set_attr");
-    h.created = true;
-  }
-  *type = h.type;
-  *op = h.op;
-}
-
 }  // namespace
 
 void allreduce_exact(ExactSum* sums, int count, MPI_Comm comm) {
@@ -95,9 +53,10 @@ void allreduce_exact(ExactSum* sums, int count, MPI_Comm comm) {
   // so limb additions cannot overflow however many ranks take part.
   for (int i = 0; i < count; ++i) sums[i].normalize();
   if (count == 0) return;
+  static detail::CachedReduction exact_sum(kInt64PerSum, MPI_INT64_T, &exact_sum_op, &check);
   MPI_Datatype type;
   MPI_Op op;
-  ensure_handles(&type, &op);
+  exact_sum.get(&type, &op);
   check(MPI_Allreduce(MPI_IN_PLACE, sums, count, type, op, comm), "MPI_Allreduce");
 }
 

@@ -2,15 +2,7 @@
 // ARCHITECTURE.md).
 #pragma once
 
-// Leave out the deprecated MPI C++ bindings (their headers warn under -Wextra); we use the C API.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
+#include "framework/core/mpi.hpp"
 #include "framework/exact/exact_sum.hpp"
 
 namespace rsmc {

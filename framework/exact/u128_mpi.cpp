@@ -2,15 +2,14 @@
 
 #include <cstddef>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 #include "framework/core/error.hpp"
+#include "framework/exact/cached_reduction.hpp"
 
-// The MPI callbacks: C language linkage (MPI calls them through C function pointers) and internal
+// The MPI_Op's function: C language linkage (MPI calls it through a C function pointer) and internal
 // linkage (static), defined at the end of this file.
 extern "C" {
-static int rsmc_cached_reduction_free(MPI_Comm comm, int keyval, void* attr, void* extra);
 static void rsmc_u128_sum_op(void* in, void* inout, int* len, MPI_Datatype* type);
 }
 
@@ -26,56 +25,6 @@ void check(int rc, const char* what) {
                 " failed: " + std::string(msg, static_cast<std::size_t>(len)));
 }
 
-// A contiguous datatype (count x base) and a commutative user-defined MPI_Op on it, created on the
-// first get() and freed inside MPI_Finalize. The life cycle of the handles in exact_sum_mpi.cpp,
-// written once for any (datatype, op) pair so that it can move to a shared header:
-// - creation is guarded by a mutex, so concurrent first calls create the handles once;
-// - a keyval whose delete callback frees the handles is attached to MPI_COMM_SELF; the standard
-//   deletes MPI_COMM_SELF's attributes first thing in MPI_Finalize, while freeing is still allowed.
-// The attribute value is the CachedReduction itself, so one callback serves every instance.
-// Instances must have static storage duration (they are used until MPI_Finalize).
-class CachedReduction {
-  public:
-    CachedReduction(int count, MPI_Datatype base, MPI_User_function* fn)
-        : count_(count), base_(base), fn_(fn) {}
-
-    void get(MPI_Datatype* type, MPI_Op* op) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!created_) {
-            check(MPI_Type_contiguous(count_, base_, &type_), "MPI_Type_contiguous");
-            check(MPI_Type_commit(&type_), "MPI_Type_commit");
-            check(MPI_Op_create(fn_, /*commute=*/1, &op_), "MPI_Op_create");
-            check(
-                MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &rsmc_cached_reduction_free, &keyval_, nullptr),
-                "MPI_Comm_create_keyval");
-            check(MPI_Comm_set_attr(MPI_COMM_SELF, keyval_, this), "MPI_Comm_set_attr");
-            created_ = true;
-        }
-        *type = type_;
-        *op = op_;
-    }
-
-    // Called inside MPI_Finalize, by the delete callback of the attribute.
-    void release() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!created_) return;
-        MPI_Op_free(&op_);
-        MPI_Type_free(&type_);
-        MPI_Comm_free_keyval(&keyval_);
-        created_ = false;
-    }
-
-  private:
-    std::mutex mutex_;
-    bool created_ = false;
-    int count_;
-    MPI_Datatype base_;
-    MPI_User_function* fn_;
-    MPI_Datatype type_ = MPI_DATATYPE_NULL;
-    MPI_Op op_ = MPI_OP_NULL;
-    int keyval_ = MPI_KEYVAL_INVALID;
-};
-
 // The wire format of a u128: two 64-bit words, low first (independent of how the compiler lays out
 // unsigned __int128, and with no 16-byte alignment requirement on MPI's buffers).
 struct Words {
@@ -90,7 +39,7 @@ u128 from_words(const Words& w) { return (static_cast<u128>(w.hi) << 64) | w.lo;
 }  // namespace
 
 ScanTotal exclusive_scan_total(u128 local, MPI_Comm comm) {
-    static CachedReduction u128_sum(2, MPI_UINT64_T, &rsmc_u128_sum_op);
+    static detail::CachedReduction u128_sum(2, MPI_UINT64_T, &rsmc_u128_sum_op, &check);
     MPI_Datatype type;
     MPI_Op op;
     u128_sum.get(&type, &op);
@@ -117,11 +66,6 @@ ScanTotal exclusive_scan_total(std::uint64_t local, MPI_Comm comm) {
 }
 
 }  // namespace rsmc::exact
-
-static int rsmc_cached_reduction_free(MPI_Comm /*comm*/, int /*keyval*/, void* attr, void* /*extra*/) {
-    static_cast<rsmc::exact::CachedReduction*>(attr)->release();
-    return MPI_SUCCESS;
-}
 
 // inout[i] += in[i] modulo 2^128, the carry of the low words going into the high words. Exact
 // integer addition is associative and commutative, so the result does not depend on the reduction

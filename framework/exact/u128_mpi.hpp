@@ -11,17 +11,9 @@
 // silently wrap modulo 2^128 (2^64).
 #pragma once
 
-// Leave out the deprecated MPI C++ bindings (their headers warn under -Wextra); we use the C API.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <cstdint>
 
+#include "framework/core/mpi.hpp"
 #include "framework/exact/uint128.hpp"
 
 namespace rsmc::exact {

@@ -18,10 +18,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "framework/core/portability.hpp"
+#include "framework/exact/double_bits.hpp"
 
 namespace rsmc::exact {
 
@@ -46,26 +46,9 @@ RSMC_HOST_DEVICE int clz64(std::uint64_t x) {
 #endif
 }
 
-// The bits of a double, and the double with given bits (no aliasing tricks on either side).
-RSMC_HOST_DEVICE std::uint64_t double_bits(double x) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<std::uint64_t>(__double_as_longlong(x));
-#else
-    std::uint64_t u;
-    std::memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-RSMC_HOST_DEVICE double double_from_bits(std::uint64_t u) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double(static_cast<long long>(u));
-#else
-    double x;
-    std::memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
+// The bits of a double, and the double with given bits (double_bits.hpp).
+using detail::double_bits;
+using detail::double_from_bits;
 
 // 2^e, exactly, for -1022 <= e <= 1023 (the normal range). Cheaper than ldexp, a library call on
 // the host.

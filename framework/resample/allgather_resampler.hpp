@@ -10,12 +10,11 @@
 // baseline that the distributed roulette resampler (framework/resample) is measured against.
 #pragma once
 
-#include <mpi.h>
-
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <vector>
 
+#include "framework/core/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/resample_stats.hpp"
@@ -39,20 +38,39 @@ ResampleStats exchange_ancestor_states(MPI_Comm comm, const BlockDistribution& d
 std::vector<double> allgather_log_weights(MPI_Comm comm, const BlockDistribution& dist,
                                           const Kokkos::View<const double*, Kokkos::HostSpace>& local);
 
-template <class MemorySpace>
-ResampleStats resample_allgather(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
-                                 double max_log_weight, double uniform) {
-  auto log_weight = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.log_weight);
-  const std::vector<double> all = allgather_log_weights(comm, dist, log_weight);
-  const std::vector<std::uint64_t> ancestors = systematic_ancestors(all, max_log_weight, uniform);
+// Moves this rank's states to `to` given every offspring's ancestor, on host buffers: the signature
+// of exchange_ancestor_states and of fetch_ancestor_states (gather_root_resampler.hpp).
+using HostStateExchange = ResampleStats (*)(MPI_Comm comm, const BlockDistribution& dist,
+                                            const std::vector<std::uint64_t>& ancestors,
+                                            const Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& from,
+                                            const Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& to);
 
+// One resampling step of a host-side baseline, for a store in any memory space: copies the
+// log-weights to the host, draws the ancestors with draw_ancestors(host log-weights) (a
+// std::vector<std::uint64_t>, as `exchange` expects them), stages the states through host mirrors
+// for `exchange`, copies the result back into the store, swaps it in and resets the log-weights to
+// 0. Returns what `exchange` returns.
+template <class MemorySpace, class DrawAncestors>
+ResampleStats resample_through_host(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                                    const DrawAncestors& draw_ancestors, HostStateExchange exchange) {
+  auto log_weight = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.log_weight);
+  const std::vector<std::uint64_t> ancestors = draw_ancestors(log_weight);
   auto from = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.state);
   auto to = Kokkos::create_mirror_view(Kokkos::HostSpace(), store.scratch);
-  const ResampleStats stats = exchange_ancestor_states(comm, dist, ancestors, from, to);
+  const ResampleStats stats = exchange(comm, dist, ancestors, from, to);
   Kokkos::deep_copy(store.scratch, to);
   store.swap_state();
   Kokkos::deep_copy(store.log_weight, 0.0);
   return stats;
+}
+
+template <class MemorySpace>
+ResampleStats resample_allgather(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                                 double max_log_weight, double uniform) {
+  const auto draw_ancestors = [&](const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight) {
+    return systematic_ancestors(allgather_log_weights(comm, dist, log_weight), max_log_weight, uniform);
+  };
+  return resample_through_host(comm, dist, store, draw_ancestors, &exchange_ancestor_states);
 }
 
 }  // namespace rsmc

@@ -6,14 +6,14 @@
 // MPI_Alltoall / MPI_Alltoallv). O(N) work and memory on rank 0; kept as a benchmark baseline.
 #pragma once
 
-#include <mpi.h>
-
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <vector>
 
+#include "framework/core/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
+#include "framework/resample/allgather_resampler.hpp"
 #include "framework/resample/resample_stats.hpp"
 
 namespace rsmc {
@@ -32,15 +32,10 @@ ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist
 template <class MemorySpace>
 ResampleStats resample_gather_root(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                                    double max_log_weight, double uniform) {
-  auto log_weight = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.log_weight);
-  const auto ancestors = gather_root_ancestors(comm, dist, log_weight, max_log_weight, uniform);
-  auto from = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.state);
-  auto to = Kokkos::create_mirror_view(Kokkos::HostSpace(), store.scratch);
-  const ResampleStats stats = fetch_ancestor_states(comm, dist, ancestors, from, to);
-  Kokkos::deep_copy(store.scratch, to);
-  store.swap_state();
-  Kokkos::deep_copy(store.log_weight, 0.0);
-  return stats;
+  const auto draw_ancestors = [&](const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight) {
+    return gather_root_ancestors(comm, dist, log_weight, max_log_weight, uniform);
+  };
+  return resample_through_host(comm, dist, store, draw_ancestors, &fetch_ancestor_states);
 }
 
 }  // namespace rsmc
