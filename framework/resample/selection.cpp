@@ -56,7 +56,7 @@ void add_to(exact::U256& x, const exact::U256& y) {
 // Systematic (stratified when `stratified`): sample j sits at P_j = T (j 2^53 + u_j) / (N 2^53).
 // Comparisons are exact: C_i > P_j <=> C_i N 2^53 > T (j 2^53 + u_j), both sides 256-bit. The walk
 // keeps both sides as running 256-bit sums, so each step costs an addition and a comparison.
-Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
+Selection select_evenly_spaced_wide(const SelectionInputs& in, bool stratified) {
   const std::vector<std::uint64_t>& w = *in.fixed_weights;
   const u128 n = in.samples, total = in.wheel.total;
   const u128 denominator = n * kTwo53;  // N 2^53 < 2^117
@@ -94,6 +94,66 @@ Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
     }
     ++s.counts[i];
     add_to(base, step);
+  }
+  return s;
+}
+
+// Systematic, fast path: the same points as select_evenly_spaced_wide(in, false), kept as an integer
+// part q_j and a remainder r_j: P_j = T (j 2^53 + u) / D = q_j + r_j / D with D = N 2^53 and
+// 0 <= r_j < D. For an integer C, C > P_j <=> C > q_j, so the walk compares 128-bit integers, and
+// P_{j+1} = P_j + T / N advances (q, r) by (floor(T / N), (T mod N) 2^53) with one carry.
+Selection select_systematic(const SelectionInputs& in) {
+  const std::vector<std::uint64_t>& w = *in.fixed_weights;
+  const u128 n = in.samples, total = in.wheel.total;
+  const u128 denominator = n * kTwo53;
+  const std::uint64_t u = offset_bits(in.seed, in.step, 0);
+  auto first_at_or_above = [&](u128 x) {  // first j with P_j >= x
+    std::uint64_t lo = 0, hi = in.samples;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (exact::compare_products(total, u128(mid) * kTwo53 + u, x, denominator) >= 0)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  };
+  Selection s;
+  s.counts.assign(w.size(), 0);
+  s.first_id = first_at_or_above(in.wheel.below);
+  const std::uint64_t end = first_at_or_above(in.wheel.below + in.wheel.local);
+  s.offspring = end - s.first_id;
+  if (s.offspring == 0) return s;
+
+  // (q, r) of the first point: q = floor(A / D) for A = T (j 2^53 + u), by bisection on exact
+  // products; r = A - q D, which is below D < 2^128, so wrapping 128-bit arithmetic gives it exactly.
+  const u128 factor = u128(s.first_id) * kTwo53 + u;
+  u128 q_lo = 0, q_hi = total;  // q <= T since P_j < T
+  while (q_lo < q_hi) {  // largest q with q D <= A
+    const u128 mid = q_lo + (q_hi - q_lo + 1) / 2;
+    if (exact::compare_products(mid, denominator, total, factor) <= 0)
+      q_lo = mid;
+    else
+      q_hi = mid - 1;
+  }
+  u128 q = q_lo;
+  u128 r = total * factor - q * denominator;  // exact modulo 2^128, and the true value is < D
+  const u128 step_q = total / n, step_r = (total % n) * kTwo53;
+
+  std::size_t i = 0;
+  u128 cumulative = in.wheel.below + w[0];
+  for (std::uint64_t j = s.first_id; j < end; ++j) {
+    while (!(cumulative > q)) {
+      if (++i == w.size()) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
+      cumulative += w[i];
+    }
+    ++s.counts[i];
+    q += step_q;
+    r += step_r;
+    if (r >= denominator) {
+      r -= denominator;
+      ++q;
+    }
   }
   return s;
 }
@@ -161,13 +221,17 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
   switch (scheme) {
-    case Scheme::systematic: return select_evenly_spaced(in, false);
-    case Scheme::stratified: return select_evenly_spaced(in, true);
+    case Scheme::systematic: return select_systematic(in);
+    case Scheme::stratified: return select_evenly_spaced_wide(in, true);
     case Scheme::multinomial: return select_multinomial(in);
     case Scheme::residual: return select_residual(in, comm);
   }
   throw Error("select_offspring: unknown scheme");
 }
+
+namespace detail {
+Selection select_systematic_reference(const SelectionInputs& in) { return select_evenly_spaced_wide(in, false); }
+}  // namespace detail
 
 Selection select_algorithm1(const SelectionInputs& in) {
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");

@@ -57,4 +57,10 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
 // and binary-searches those inside. O(N log(N/p)) per rank; reference and benchmark baseline.
 Selection select_algorithm1(const SelectionInputs& in);
 
+namespace detail {
+// Systematic selection by 256-bit products at every comparison: the reference the fast 128-bit
+// path of select_offspring(Scheme::systematic, ...) is tested against.
+Selection select_systematic_reference(const SelectionInputs& in);
+}  // namespace detail
+
 }  // namespace rsmc

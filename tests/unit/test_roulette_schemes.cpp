@@ -16,6 +16,7 @@
 
 #include "framework/exact/fixed_weight.hpp"
 #include "framework/resample/selection.hpp"
+#include "framework/rng/stream.hpp"
 
 namespace {
 
@@ -134,5 +135,47 @@ TEST_CASE("residual resampling gives every particle at least floor(N w_i / W) co
   for (std::size_t i = 0; i < n; ++i) {
     INFO("particle " << i);
     CHECK(static_cast<double>(min_counts[i]) >= std::floor(n * w[i] / total));
+  }
+}
+
+TEST_CASE("systematic selection: the 128-bit fast path equals the 256-bit reference on every slice",
+          "[resample]") {
+  // Random weights (including zeros and the 2^64 - 1 maximum), cut into slices as ranks would hold
+  // them; both paths must give the same counts and first ids for every slice.
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    rsmc::rng::Stream stream(seed, rsmc::rng::Purpose::model, 0, 0);
+    const std::size_t n = 1 + stream.integer(3000);
+    std::vector<std::uint64_t> all(n);
+    for (auto& w : all) {
+      const std::uint64_t kind = stream.integer(4);
+      w = kind == 0 ? 0 : kind == 1 ? ~std::uint64_t(0) : stream.next_u64() >> stream.integer(64);
+    }
+    all[stream.integer(n)] = ~std::uint64_t(0);
+    rsmc::exact::u128 total = 0;
+    for (auto w : all) total += w;
+    const std::size_t ranks = 1 + stream.integer(6);
+    std::size_t begin = 0;
+    rsmc::exact::u128 below = 0;
+    for (std::size_t k = 0; k < ranks; ++k) {
+      const std::size_t end = k + 1 == ranks ? n : begin + stream.integer(n - begin + 1);
+      std::vector<std::uint64_t> slice(all.begin() + static_cast<std::ptrdiff_t>(begin),
+                                       all.begin() + static_cast<std::ptrdiff_t>(end));
+      rsmc::exact::u128 local = 0;
+      for (auto w : slice) local += w;
+      rsmc::SelectionInputs in;
+      in.fixed_weights = &slice;
+      in.wheel = rsmc::WheelShare{below, local, total};
+      in.samples = n;
+      in.seed = seed;
+      in.step = 9;
+      const auto fast = rsmc::select_offspring(Scheme::systematic, in, MPI_COMM_SELF);
+      const auto reference = rsmc::detail::select_systematic_reference(in);
+      INFO("seed " << seed << ", slice " << k << " of " << ranks);
+      CHECK(fast.first_id == reference.first_id);
+      CHECK(fast.offspring == reference.offspring);
+      CHECK(fast.counts == reference.counts);
+      begin = end;
+      below += local;
+    }
   }
 }
