@@ -45,6 +45,8 @@ mv "$partial" "$out"
 echo "wrote $out ($(wc -l < "$out") lines)" >&2
 if [[ -n $doc ]]; then
   cd "$repo"
-  python3 scripts/sim_scale_table.py "$(realpath --relative-to="$repo" "$out")" --update "$doc"
-  echo "updated the tables of $doc" >&2
+  for page in "$doc" docs/performance.md; do
+    python3 scripts/sim_scale_table.py "$(realpath --relative-to="$repo" "$out")" --update "$page"
+    echo "updated the tables of $page" >&2
+  done
 fi
