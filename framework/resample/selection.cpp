@@ -98,63 +98,92 @@ Selection select_evenly_spaced_wide(const SelectionInputs& in, bool stratified) 
   return s;
 }
 
-// Systematic, fast path: the same points as select_evenly_spaced_wide(in, false), kept as an integer
-// part q_j and a remainder r_j: P_j = T (j 2^53 + u) / D = q_j + r_j / D with D = N 2^53 and
-// 0 <= r_j < D. For an integer C, C > P_j <=> C > q_j, so the walk compares 128-bit integers, and
-// P_{j+1} = P_j + T / N advances (q, r) by (floor(T / N), (T mod N) 2^53) with one carry.
-Selection select_systematic(const SelectionInputs& in) {
-  const std::vector<std::uint64_t>& w = *in.fixed_weights;
-  const u128 n = in.samples, total = in.wheel.total;
-  const u128 denominator = n * kTwo53;
-  const std::uint64_t u = offset_bits(in.seed, in.step, 0);
-  auto first_at_or_above = [&](u128 x) {  // first j with P_j >= x
-    std::uint64_t lo = 0, hi = in.samples;
+// The integer parts of the systematic / stratified points, in closed form.
+// P_j = T (j 2^53 + u_j) / (N 2^53) and, for an integer C, C > P_j <=> C > floor(P_j), so floor(P_j)
+// is all the selection needs. With T = Q N + R (Q = floor(T / N)) and Q = Q_hi 2^53 + Q_lo:
+//   P_j = Q j + R j / N + Q_hi u_j + Q_lo u_j / 2^53 + R u_j / (N 2^53)
+// Every product fits in 128 bits (T < 2^128, N < 2^64, u_j < 2^53), and the three fractional parts
+// add up to (r_j 2^53 + (Q_lo u_j mod 2^53) N + R u_j) / (N 2^53) < 3, a carry of 0, 1 or 2.
+class EvenlySpacedPoints {
+ public:
+  EvenlySpacedPoints(const SelectionInputs& in, bool stratified)
+      : in_(in), stratified_(stratified), n_(in.samples), q_(in.wheel.total / n_), r_(in.wheel.total % n_),
+        shared_(offset_bits(in.seed, in.step, 0)) {}
+
+  // floor(P_j) for any j (direct form).
+  u128 floor_point(std::uint64_t j) const {
+    const u128 rj = r_ * j;  // < N^2 < 2^128
+    return combine(q_ * j + rj / n_, rj % n_, offset(j));
+  }
+  // First sample j with P_j >= x, for an integer x on the wheel (P_j >= x <=> floor(P_j) >= x).
+  std::uint64_t first_at_or_above(u128 x) const {
+    std::uint64_t lo = 0, hi = in_.samples;
     while (lo < hi) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (exact::compare_products(total, u128(mid) * kTwo53 + u, x, denominator) >= 0)
+      if (floor_point(mid) >= x)
         hi = mid;
       else
         lo = mid + 1;
     }
     return lo;
-  };
-  Selection s;
-  s.counts.assign(w.size(), 0);
-  s.first_id = first_at_or_above(in.wheel.below);
-  const std::uint64_t end = first_at_or_above(in.wheel.below + in.wheel.local);
-  s.offspring = end - s.first_id;
-  if (s.offspring == 0) return s;
-
-  // (q, r) of the first point: q = floor(A / D) for A = T (j 2^53 + u), by bisection on exact
-  // products; r = A - q D, which is below D < 2^128, so wrapping 128-bit arithmetic gives it exactly.
-  const u128 factor = u128(s.first_id) * kTwo53 + u;
-  u128 q_lo = 0, q_hi = total;  // q <= T since P_j < T
-  while (q_lo < q_hi) {  // largest q with q D <= A
-    const u128 mid = q_lo + (q_hi - q_lo + 1) / 2;
-    if (exact::compare_products(mid, denominator, total, factor) <= 0)
-      q_lo = mid;
-    else
-      q_hi = mid - 1;
   }
-  u128 q = q_lo;
-  u128 r = total * factor - q * denominator;  // exact modulo 2^128, and the true value is < D
-  const u128 step_q = total / n, step_r = (total % n) * kTwo53;
+  // Calls f(floor(P_j)) for j = first .. end-1, stepping floor(T j / N) instead of dividing.
+  template <class F>
+  void for_each(std::uint64_t first, std::uint64_t end, F&& f) const {
+    const u128 r_first = r_ * first;
+    u128 base = q_ * first + r_first / n_, rest = r_first % n_;  // T j / N = base + rest / N
+    for (std::uint64_t j = first; j < end; ++j) {
+      f(combine(base, rest, offset(j)));
+      base += q_;
+      rest += r_;
+      if (rest >= n_) {
+        rest -= n_;
+        ++base;
+      }
+    }
+  }
 
+ private:
+  std::uint64_t offset(std::uint64_t j) const { return stratified_ ? offset_bits(in_.seed, in_.step, j) : shared_; }
+  // floor(base + rest / N + T u / (N 2^53)).
+  u128 combine(u128 base, u128 rest, std::uint64_t u) const {
+    const u128 q_hi = q_ >> 53, q_lo = q_ & (kTwo53 - 1);
+    const u128 lo_product = q_lo * u;  // < 2^106
+    const u128 denominator = n_ * kTwo53;
+    u128 fraction = rest * kTwo53 + (lo_product & (kTwo53 - 1)) * n_ + r_ * u;  // < 3 N 2^53
+    u128 carry = 0;
+    while (fraction >= denominator) {
+      fraction -= denominator;
+      ++carry;
+    }
+    return base + q_hi * u + (lo_product >> 53) + carry;
+  }
+
+  const SelectionInputs& in_;
+  bool stratified_;
+  u128 n_, q_, r_;
+  std::uint64_t shared_;
+};
+
+// Systematic and stratified: the rank's points are the samples j with P_j in its slice.
+Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
+  const EvenlySpacedPoints points(in, stratified);
+  Selection s;
+  s.counts.assign(in.fixed_weights->size(), 0);
+  s.first_id = points.first_at_or_above(in.wheel.below);
+  const std::uint64_t end = points.first_at_or_above(in.wheel.below + in.wheel.local);
+  s.offspring = end - s.first_id;
+  // Merge walk: points and cumulative weights both increase.
+  const std::vector<std::uint64_t>& w = *in.fixed_weights;
   std::size_t i = 0;
-  u128 cumulative = in.wheel.below + w[0];
-  for (std::uint64_t j = s.first_id; j < end; ++j) {
-    while (!(cumulative > q)) {
+  u128 cumulative = in.wheel.below + (w.empty() ? 0 : w[0]);
+  points.for_each(s.first_id, end, [&](u128 point) {
+    while (!(cumulative > point)) {
       if (++i == w.size()) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
       cumulative += w[i];
     }
     ++s.counts[i];
-    q += step_q;
-    r += step_r;
-    if (r >= denominator) {
-      r -= denominator;
-      ++q;
-    }
-  }
+  });
   return s;
 }
 
@@ -221,8 +250,8 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
   switch (scheme) {
-    case Scheme::systematic: return select_systematic(in);
-    case Scheme::stratified: return select_evenly_spaced_wide(in, true);
+    case Scheme::systematic: return select_evenly_spaced(in, false);
+    case Scheme::stratified: return select_evenly_spaced(in, true);
     case Scheme::multinomial: return select_multinomial(in);
     case Scheme::residual: return select_residual(in, comm);
   }
@@ -230,7 +259,9 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
 }
 
 namespace detail {
-Selection select_systematic_reference(const SelectionInputs& in) { return select_evenly_spaced_wide(in, false); }
+Selection select_evenly_spaced_reference(const SelectionInputs& in, bool stratified) {
+  return select_evenly_spaced_wide(in, stratified);
+}
 }  // namespace detail
 
 Selection select_algorithm1(const SelectionInputs& in) {

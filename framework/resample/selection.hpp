@@ -58,9 +58,9 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
 Selection select_algorithm1(const SelectionInputs& in);
 
 namespace detail {
-// Systematic selection by 256-bit products at every comparison: the reference the fast 128-bit
-// path of select_offspring(Scheme::systematic, ...) is tested against.
-Selection select_systematic_reference(const SelectionInputs& in);
+// Systematic / stratified selection by 256-bit products at every comparison: the reference the
+// 128-bit integer path of select_offspring is tested against.
+Selection select_evenly_spaced_reference(const SelectionInputs& in, bool stratified);
 }  // namespace detail
 
 }  // namespace rsmc

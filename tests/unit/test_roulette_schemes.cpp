@@ -138,7 +138,7 @@ TEST_CASE("residual resampling gives every particle at least floor(N w_i / W) co
   }
 }
 
-TEST_CASE("systematic selection: the 128-bit fast path equals the 256-bit reference on every slice",
+TEST_CASE("systematic and stratified: the 128-bit closed form equals the 256-bit reference on every slice",
           "[resample]") {
   // Random weights (including zeros and the 2^64 - 1 maximum), cut into slices as ranks would hold
   // them; both paths must give the same counts and first ids for every slice.
@@ -168,12 +168,15 @@ TEST_CASE("systematic selection: the 128-bit fast path equals the 256-bit refere
       in.samples = n;
       in.seed = seed;
       in.step = 9;
-      const auto fast = rsmc::select_offspring(Scheme::systematic, in, MPI_COMM_SELF);
-      const auto reference = rsmc::detail::select_systematic_reference(in);
-      INFO("seed " << seed << ", slice " << k << " of " << ranks);
-      CHECK(fast.first_id == reference.first_id);
-      CHECK(fast.offspring == reference.offspring);
-      CHECK(fast.counts == reference.counts);
+      for (const bool stratified : {false, true}) {
+        const auto fast =
+            rsmc::select_offspring(stratified ? Scheme::stratified : Scheme::systematic, in, MPI_COMM_SELF);
+        const auto reference = rsmc::detail::select_evenly_spaced_reference(in, stratified);
+        INFO("seed " << seed << ", slice " << k << " of " << ranks << (stratified ? ", stratified" : ", systematic"));
+        CHECK(fast.first_id == reference.first_id);
+        CHECK(fast.offspring == reference.offspring);
+        CHECK(fast.counts == reference.counts);
+      }
       begin = end;
       below += local;
     }
