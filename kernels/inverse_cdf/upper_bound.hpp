@@ -23,6 +23,21 @@ RSMC_HOST_DEVICE std::size_t upper_bound_index(const double* cumulative, std::si
   return lo;
 }
 
+// The same rule for any ordered key type, e.g. the exact fixed-point wheels (std::uint64_t,
+// rsmc::exact::u128). A double table still takes the function above (an exact match wins).
+template <class K>
+RSMC_HOST_DEVICE std::size_t upper_bound_index(const K* cumulative, std::size_t n, K u) {
+  std::size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (cumulative[mid] > u)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 // The ancestor of systematic offspring j of `total` offspring: the wheel point (j + uniform) *
 // C[n-1] / total, looked up in C. Points that rounding pushes past the end belong to the last
 // index with positive weight, `last_positive`.

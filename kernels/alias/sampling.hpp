@@ -1,0 +1,214 @@
+// Drawing from an alias table in batches (portable Kokkos, in the table's memory space).
+//
+// What the engine needs: "given the number of draws that land on this rank, draw them from the local
+// alias table". Two methods, each with two outputs (counts per item, or one item per draw):
+//
+// - baseline (Walker): draw d is one Philox block of Stream(seed, resample, step, first_draw_id + d):
+//   a uniform row (Stream::integer) and a uniform offset inside it. One thread per draw.
+// - sectioned (Lehmann et al., "cached sectioned sampling"): the rows are cut into sections of
+//   `section_rows`; the number of draws per section is generated without communication by binomial
+//   splitting on a fixed tree (section_draws in alias_core.hpp: a pure function of (seed, step,
+//   total_draws, rows, section_rows, section)); a team then draws its section's share from its rows
+//   only, so its table reads stay in cache. Draw k of section s uses the stream
+//   Stream(seed, resample, step, kSectionedDrawTag | (first_draw_id + offset_s + k)), offset_s = draws
+//   of the sections before s, and draws from the section's rows uniformly. Its per-draw output lists
+//   the draws section by section (offset_s + k), not in a random order.
+//
+// The counts of both methods are the histograms of their per-draw outputs. Results are a pure function
+// of (table, total_draws, seed, step, options) on every backend (counts use atomic increments off the
+// host's Serial space; integer sums do not depend on their order).
+//
+// Not p-invariant (see ARCHITECTURE.md): the caller keeps the ranks' streams apart through
+// first_draw_id (e.g. the rank's first global draw index). Section counts depend only on (seed, step,
+// total_draws, rows, section_rows).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/alias/alias_table.hpp"
+
+namespace rsmc::kernels::alias {
+
+struct AliasSampleOptions {
+    std::uint64_t first_draw_id = 0;    // stream id offset of draw 0 (first_draw_id + draws < 2^62)
+    std::uint64_t section_rows = 4096;  // sectioned sampling: rows per section
+};
+
+namespace sampling_detail {
+
+template <class Exec>
+constexpr bool needs_atomics() {
+#if defined(KOKKOS_ENABLE_SERIAL)
+    return !std::is_same<Exec, Kokkos::Serial>::value;
+#else
+    return true;
+#endif
+}
+
+template <class Exec, class CountsView>
+KOKKOS_INLINE_FUNCTION void count_one(const CountsView& counts, std::uint64_t item) {
+    if constexpr (needs_atomics<Exec>())
+        Kokkos::atomic_increment(&counts(item));
+    else
+        ++counts(item);
+}
+
+inline void check_draws(std::uint64_t n, std::uint64_t total_draws, const AliasSampleOptions& o) {
+    if (n == 0) throw Error("alias sampling: the table is empty");
+    if (o.first_draw_id > kDrawIdLimit || total_draws > kDrawIdLimit - o.first_draw_id)
+        throw Error("alias sampling: first_draw_id + draws = " + std::to_string(o.first_draw_id) + " + " +
+                    std::to_string(total_draws) + "; expected at most 2^62");
+}
+
+template <class CountsView>
+void check_counts(const CountsView& counts, std::uint64_t n) {
+    static_assert(std::is_same<typename CountsView::non_const_value_type, std::uint64_t>::value,
+                  "alias sampling: counts per item are std::uint64_t");
+    if (counts.extent(0) != n)
+        throw Error("alias sampling: counts_per_item has " + std::to_string(counts.extent(0)) +
+                    " entries; expected one per table row (" + std::to_string(n) + ")");
+}
+
+// Per-section draw counts and their exclusive prefix sums (the draw offset of every section).
+template <class Exec, class Space>
+void section_plan(std::uint64_t n, std::uint64_t section_rows, std::uint64_t total_draws, std::uint64_t seed,
+                  std::uint32_t step, Kokkos::View<std::uint64_t*, Space>& counts,
+                  Kokkos::View<std::uint64_t*, Space>& offsets) {
+    if (section_rows == 0) throw Error("alias sampling: section_rows = 0; expected at least 1");
+    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
+    const std::uint64_t S = section_count_of(n, section_rows);
+    counts = Kokkos::View<std::uint64_t*, Space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rsmc::alias section counts")), S);
+    offsets = Kokkos::View<std::uint64_t*, Space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rsmc::alias section offsets")), S);
+    const auto c = counts;
+    const auto o = offsets;
+    Kokkos::parallel_for(
+        "rsmc::alias section counts", policy(0, S), KOKKOS_LAMBDA(std::uint64_t s) {
+            c(s) = section_draws(seed, step, total_draws, n, section_rows, s);
+        });
+    std::uint64_t sum = 0;
+    Kokkos::parallel_scan(
+        "rsmc::alias section offsets", policy(0, S),
+        KOKKOS_LAMBDA(std::uint64_t s, std::uint64_t & acc, bool final) {
+            if (final) o(s) = acc;
+            acc += c(s);
+        },
+        sum);
+    if (sum != total_draws)
+        throw Error("alias sampling: section counts sum to " + std::to_string(sum) + ", not " +
+                    std::to_string(total_draws) + " (internal error)");
+}
+
+// Runs f(item, draw position) for every draw of a sectioned batch.
+template <class Weight, class Space, class Sink>
+void sectioned(const AliasTable<Weight, Space>& table, std::uint64_t total_draws, std::uint64_t seed,
+               std::uint32_t step, const AliasSampleOptions& options, const Sink& sink) {
+    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
+    using team_policy = Kokkos::TeamPolicy<Exec>;
+    using member_type = typename team_policy::member_type;
+    const std::uint64_t n = table.size();
+    Kokkos::View<std::uint64_t*, Space> counts, offsets;
+    section_plan<Exec>(n, options.section_rows, total_draws, seed, step, counts, offsets);
+    const std::uint64_t S = counts.extent(0), R = options.section_rows, first_id = options.first_draw_id;
+    const auto rows = table.rows;
+    const alias_value_t<Weight> cap = table.capacity;
+    Kokkos::parallel_for(
+        "rsmc::alias sectioned", team_policy(static_cast<int>(S), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const member_type& team) {
+            const std::uint64_t s = static_cast<std::uint64_t>(team.league_rank());
+            const std::uint64_t first_row = s * R;
+            const std::uint64_t len = n - first_row < R ? n - first_row : R;
+            const std::uint64_t offset = offsets(s);
+            const AliasRow<Weight>* section = rows.data() + first_row;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, counts(s)), [&](std::uint64_t k) {
+                sink(sectioned_draw<Weight>(section, first_row, len, cap, seed, step, first_id + offset + k),
+                     offset + k);
+            });
+        });
+}
+
+template <class Exec, class CountsView>
+struct CountSink {
+    CountsView counts;
+    KOKKOS_INLINE_FUNCTION void operator()(std::uint64_t item, std::uint64_t) const {
+        count_one<Exec>(counts, item);
+    }
+};
+
+template <class DrawsView>
+struct DrawSink {
+    DrawsView draws;
+    KOKKOS_INLINE_FUNCTION void operator()(std::uint64_t item, std::uint64_t position) const {
+        draws(position) = item;
+    }
+};
+
+}  // namespace sampling_detail
+
+// Baseline: counts_per_item(i) = how many of `total_draws` draws chose item i (overwritten).
+template <class Weight, class Space, class CountsView>
+void sample_counts(const AliasTable<Weight, Space>& table, std::uint64_t total_draws, std::uint64_t seed,
+                   std::uint32_t step, const CountsView& counts_per_item, const AliasSampleOptions& options = {}) {
+    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
+    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
+    const std::uint64_t n = table.size();
+    sampling_detail::check_draws(n, total_draws, options);
+    sampling_detail::check_counts(counts_per_item, n);
+    Kokkos::deep_copy(counts_per_item, std::uint64_t{0});
+    const auto rows = table.rows;
+    const alias_value_t<Weight> cap = table.capacity;
+    const std::uint64_t first_id = options.first_draw_id;
+    const CountsView counts = counts_per_item;
+    Kokkos::parallel_for(
+        "rsmc::alias sample counts", policy(0, total_draws), KOKKOS_LAMBDA(std::uint64_t d) {
+            sampling_detail::count_one<Exec>(counts,
+                                             baseline_draw<Weight>(rows.data(), n, cap, seed, step, first_id + d));
+        });
+}
+
+// Baseline: draws(d) = the item of draw d, for d < draws.extent(0).
+template <class Weight, class Space, class DrawsView>
+void sample_draws(const AliasTable<Weight, Space>& table, std::uint64_t seed, std::uint32_t step,
+                  const DrawsView& draws, const AliasSampleOptions& options = {}) {
+    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
+    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
+    const std::uint64_t n = table.size(), total = draws.extent(0);
+    sampling_detail::check_draws(n, total, options);
+    const auto rows = table.rows;
+    const alias_value_t<Weight> cap = table.capacity;
+    const std::uint64_t first_id = options.first_draw_id;
+    const DrawsView out = draws;
+    Kokkos::parallel_for(
+        "rsmc::alias sample draws", policy(0, total), KOKKOS_LAMBDA(std::uint64_t d) {
+            out(d) = baseline_draw<Weight>(rows.data(), n, cap, seed, step, first_id + d);
+        });
+}
+
+// Sectioned: counts_per_item(i) = how many of `total_draws` draws chose item i (overwritten).
+template <class Weight, class Space, class CountsView>
+void sample_counts_sectioned(const AliasTable<Weight, Space>& table, std::uint64_t total_draws, std::uint64_t seed,
+                             std::uint32_t step, const CountsView& counts_per_item,
+                             const AliasSampleOptions& options = {}) {
+    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
+    const std::uint64_t n = table.size();
+    sampling_detail::check_draws(n, total_draws, options);
+    sampling_detail::check_counts(counts_per_item, n);
+    Kokkos::deep_copy(counts_per_item, std::uint64_t{0});
+    sampling_detail::sectioned(table, total_draws, seed, step, options,
+                               sampling_detail::CountSink<Exec, CountsView>{counts_per_item});
+}
+
+// Sectioned: draws(offset_s + k) = the item of draw k of section s (grouped by section).
+template <class Weight, class Space, class DrawsView>
+void sample_draws_sectioned(const AliasTable<Weight, Space>& table, std::uint64_t seed, std::uint32_t step,
+                            const DrawsView& draws, const AliasSampleOptions& options = {}) {
+    const std::uint64_t n = table.size(), total = draws.extent(0);
+    sampling_detail::check_draws(n, total, options);
+    sampling_detail::sectioned(table, total, seed, step, options, sampling_detail::DrawSink<DrawsView>{draws});
+}
+
+}  // namespace rsmc::kernels::alias

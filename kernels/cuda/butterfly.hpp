@@ -1,0 +1,78 @@
+// Native CUDA butterfly-patterned partial-sums sampler (Steele & Tristan; digest
+// ../shared/design/seed-butterfly.md): host-callable launchers, pointers are DEVICE pointers. This
+// header needs no CUDA headers, so host-compiled code can call them; the kernels live in butterfly.cu.
+//
+// Host twins with the same semantics and bits: kernels/host/butterfly_sampling.hpp (W = 32). Edge rules
+// (kernels/butterfly/butterfly_common.hpp): the result is the smallest j with u' < p_j for the point
+// u' = butterfly::scaled_point(u, total) clamped into [0, total); a zero weight is never drawn; a row
+// without positive total gives the sentinel K. Integer weights give exactly the sequential index.
+//
+// Supported (Weight, Acc) pairs, each explicitly instantiated in butterfly.cu:
+//   (float, float), (float, double), (double, double), (std::uint64_t, std::uint64_t),
+//   (std::uint64_t, u128) — the default accumulator is butterfly::accumulator_t<Weight>.
+// K must be in 1 .. 2^32 - 1. Errors (bad K, CUDA failures) throw rsmc::Error. Every launcher
+// synchronises the device before returning.
+//
+// Memory: butterfly_categorical keeps a 32 x K table per resident warp in a device workspace it
+// allocates (at most ~512 MiB, or one warp's table when that alone is larger); butterfly_inverse_cdf
+// allocates one 32 x K table (+ K accumulators) for the distribution.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/butterfly/butterfly_common.hpp"
+
+namespace rsmc::kernels::cuda {
+
+namespace butterfly_detail {
+
+template <class Weight, class Acc>
+struct supported
+    : std::integral_constant<bool, (std::is_same<Weight, float>::value &&
+                                    (std::is_same<Acc, float>::value || std::is_same<Acc, double>::value)) ||
+                                       (std::is_same<Weight, double>::value && std::is_same<Acc, double>::value) ||
+                                       (std::is_same<Weight, std::uint64_t>::value &&
+                                        (std::is_same<Acc, std::uint64_t>::value ||
+                                         std::is_same<Acc, butterfly::u128>::value))> {};
+
+template <class Weight, class Acc>
+void categorical(const Weight* weights, std::size_t particles, std::size_t k, const double* uniforms,
+                 bool from_stream, std::uint64_t seed, std::uint32_t step, std::uint64_t first_id, std::uint32_t* out);
+
+template <class Weight, class Acc>
+void inverse_cdf(const Weight* weights, std::size_t k, const double* uniforms, std::size_t count, std::uint32_t* out);
+
+}  // namespace butterfly_detail
+
+// Batched categorical: out[p] = the index drawn from row p of the row-major particles x K matrix
+// `weights` with the uniform uniforms[p] in [0, 1). One warp per 32 particles; the rows are read with
+// the transposed (coalesced) access of the paper.
+template <class Weight, class Acc = butterfly::accumulator_t<Weight>>
+void butterfly_categorical(const Weight* weights, std::size_t particles, std::size_t k, const double* uniforms,
+                           std::uint32_t* out) {
+  static_assert(butterfly_detail::supported<Weight, Acc>::value, "unsupported (Weight, Acc) pair; see butterfly.hpp");
+  butterfly_detail::categorical<Weight, Acc>(weights, particles, k, uniforms, false, 0, 0, 0, out);
+}
+
+// As butterfly_categorical, with particle p's uniform drawn on the device: the first uniform() of
+// rng::Stream(seed, rng::Purpose::model, step, first_id + p) (first_id: the global id of row 0).
+template <class Weight, class Acc = butterfly::accumulator_t<Weight>>
+void butterfly_categorical_stream(const Weight* weights, std::size_t particles, std::size_t k, std::uint64_t seed,
+                                  std::uint32_t step, std::uint64_t first_id, std::uint32_t* out) {
+  static_assert(butterfly_detail::supported<Weight, Acc>::value, "unsupported (Weight, Acc) pair; see butterfly.hpp");
+  butterfly_detail::categorical<Weight, Acc>(weights, particles, k, nullptr, true, seed, step, first_id, out);
+}
+
+// The butterfly table of ONE distribution weights[0..K-1] as an inverse-CDF table: out[i] = the index
+// drawn with uniforms[i], i < count. The table is built once (every lane's distribution is the same row;
+// blocks in parallel, then the running sums), then every warp searches it for 32 uniforms per round.
+template <class Weight, class Acc = butterfly::accumulator_t<Weight>>
+void butterfly_inverse_cdf(const Weight* weights, std::size_t k, const double* uniforms, std::size_t count,
+                           std::uint32_t* out) {
+  static_assert(butterfly_detail::supported<Weight, Acc>::value, "unsupported (Weight, Acc) pair; see butterfly.hpp");
+  butterfly_detail::inverse_cdf<Weight, Acc>(weights, k, uniforms, count, out);
+}
+
+}  // namespace rsmc::kernels::cuda

@@ -1,0 +1,632 @@
+// Unit tests for the alias tables (kernels/alias/, kernels/host/alias_*.hpp): construction by Vose,
+// PSA and PSA+ for double and exact integer weights, baseline and sectioned sampling.
+//
+// Construction: every row is valid (alias < n, 0 <= threshold <= capacity, a row aliasing itself is
+// full) and the shares of every item summed over all rows reconstruct its weight: exactly (n w_i) for
+// integer weights, and within 4 n eps W for doubles (the rounding bound of the prefix sums the
+// thresholds are differences of; the largest error seen is reported through INFO). Zero weights get a
+// share of exactly 0. For integer weights Vose and PSA are the same table bit for bit; PSA on the
+// Serial backend equals its host twin (kernels/host/alias_pack.hpp) for both weight types.
+//
+// Distribution: chi-square goodness of fit at fixed seeds. The statistic must stay below the 0.999
+// quantile of chi-square with the given degrees of freedom; the quantiles are hard-coded below and
+// were computed with mpmath (30 digits) by solving gammainc(df/2, x/2, inf, regularized=True) = 0.001
+// with findroot: df 7 -> 24.3218863479, df 99 -> 148.230359165, df 899 -> 1035.75319511. The p-value
+// of each statistic (regularized upper incomplete gamma Q(df/2, x/2), computed below) is reported via
+// INFO; a self-check confirms that it gives 0.001 at each hard-coded quantile. The per-section tests,
+// whose degrees of freedom depend on the table, use that p-value with the same fixed threshold 0.001.
+#include <catch2/catch.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "framework/exact/uint128.hpp"
+#include "kernels/alias/psa.hpp"
+#include "kernels/alias/sampling.hpp"
+#include "kernels/alias/vose.hpp"
+#include "kernels/host/alias_pack.hpp"
+#include "kernels/host/alias_sampling.hpp"
+
+namespace alias = rsmc::kernels::alias;
+namespace host = rsmc::kernels::host;
+using rsmc::exact::u128;
+
+namespace {
+
+template <class T>
+using HostView = Kokkos::View<T*, Kokkos::HostSpace>;
+
+template <class T>
+HostView<T> to_view(const std::vector<T>& v) {
+    HostView<T> out("weights", v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out(i) = v[i];
+    return out;
+}
+
+// ---- chi-square helpers ---------------------------------------------------------------------------
+
+constexpr double kChi2_999_df7 = 24.3218863479;
+constexpr double kChi2_999_df99 = 148.230359165;
+constexpr double kChi2_999_df899 = 1035.75319511;
+
+// Regularized upper incomplete gamma Q(a, x): series for x < a + 1, else Lentz's continued fraction
+// (Numerical Recipes, 6.2). Relative accuracy ~1e-14 here.
+double gamma_q(double a, double x) {
+    if (x <= 0.0) return 1.0;
+    const double log_prefix = a * std::log(x) - x - std::lgamma(a);
+    if (x < a + 1.0) {
+        double term = 1.0 / a, sum = term;
+        for (int k = 1; k < 100000; ++k) {
+            term *= x / (a + k);
+            sum += term;
+            if (term < sum * 1e-17) break;
+        }
+        return 1.0 - sum * std::exp(log_prefix);
+    }
+    const double tiny = 1e-300;
+    double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+    for (int k = 1; k < 100000; ++k) {
+        const double an = -k * (k - a);
+        b += 2.0;
+        d = an * d + b;
+        if (std::fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (std::fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        const double delta = d * c;
+        h *= delta;
+        if (std::fabs(delta - 1.0) < 1e-16) break;
+    }
+    return std::exp(log_prefix) * h;
+}
+
+double chi2_p_value(double statistic, int df) { return gamma_q(df / 2.0, statistic / 2.0); }
+
+struct ChiSquare {
+    double statistic = 0.0;
+    int df = -1;
+};
+
+// Cells with expected count 0 must be observed 0 (checked by the callers) and are skipped; adjacent
+// cells (in the given order) are merged until each has an expected count >= 5.
+ChiSquare chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
+    std::vector<double> obs, exp;
+    double o = 0.0, e = 0.0;
+    for (std::size_t i = 0; i < observed.size(); ++i) {
+        if (expected[i] == 0.0) continue;
+        o += observed[i];
+        e += expected[i];
+        if (e >= 5.0) {
+            obs.push_back(o);
+            exp.push_back(e);
+            o = e = 0.0;
+        }
+    }
+    if (e > 0.0) {
+        if (exp.empty()) {
+            obs.push_back(o);
+            exp.push_back(e);
+        } else {
+            obs.back() += o;
+            exp.back() += e;
+        }
+    }
+    ChiSquare r;
+    for (std::size_t i = 0; i < exp.size(); ++i) r.statistic += (obs[i] - exp[i]) * (obs[i] - exp[i]) / exp[i];
+    r.df = static_cast<int>(exp.size()) - 1;
+    return r;
+}
+
+// ---- weights --------------------------------------------------------------------------------------
+
+enum class Shape { uniform, power_half, power_one, power_two, one_heavy, all_equal, zeros_mixed, wide_range };
+
+const char* shape_name(Shape s) {
+    switch (s) {
+        case Shape::uniform: return "uniform";
+        case Shape::power_half: return "power law 0.5";
+        case Shape::power_one: return "power law 1";
+        case Shape::power_two: return "power law 2";
+        case Shape::one_heavy: return "one heavy, many light";
+        case Shape::all_equal: return "all equal";
+        case Shape::zeros_mixed: return "zeros mixed in";
+        case Shape::wide_range: return "wide range";
+    }
+    return "?";
+}
+
+const Shape kShapes[] = {Shape::uniform,   Shape::power_half, Shape::power_one,   Shape::power_two,
+                         Shape::one_heavy, Shape::all_equal,  Shape::zeros_mixed, Shape::wide_range};
+const std::uint64_t kSizes[] = {1, 2, 3, 1000, 100007};
+
+double power_exponent(Shape s) { return s == Shape::power_half ? 0.5 : s == Shape::power_one ? 1.0 : 2.0; }
+
+std::vector<double> double_weights(Shape shape, std::uint64_t n, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> w(n);
+    switch (shape) {
+        case Shape::uniform:
+            for (auto& x : w) x = unit(gen);
+            break;
+        case Shape::power_half:
+        case Shape::power_one:
+        case Shape::power_two:
+            for (std::uint64_t i = 0; i < n; ++i) w[i] = std::pow(static_cast<double>(i + 1), -power_exponent(shape));
+            std::shuffle(w.begin(), w.end(), gen);
+            break;
+        case Shape::one_heavy:
+            for (auto& x : w) x = 1.0;
+            w[gen() % n] = 1e6 * static_cast<double>(n);
+            break;
+        case Shape::all_equal:
+            for (auto& x : w) x = 0.1;
+            break;
+        case Shape::zeros_mixed:
+            for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 3 == 1 ? 0.0 : unit(gen);
+            break;
+        case Shape::wide_range:
+            for (auto& x : w) x = std::exp2(-60.0 * unit(gen));
+            break;
+    }
+    return w;
+}
+
+std::vector<std::uint64_t> integer_weights(Shape shape, std::uint64_t n, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::vector<std::uint64_t> w(n);
+    constexpr std::uint64_t kMax = ~std::uint64_t{0};
+    switch (shape) {
+        case Shape::uniform:
+            for (auto& x : w) x = gen();
+            break;
+        case Shape::power_half:
+        case Shape::power_one:
+        case Shape::power_two:
+            for (std::uint64_t i = 0; i < n; ++i)
+                w[i] = static_cast<std::uint64_t>(std::ldexp(std::pow(static_cast<double>(i + 1), -power_exponent(shape)), 62));
+            std::shuffle(w.begin(), w.end(), gen);
+            break;
+        case Shape::one_heavy:
+            for (auto& x : w) x = 1 + gen() % 3;
+            w[gen() % n] = kMax;
+            break;
+        case Shape::all_equal:
+            for (auto& x : w) x = kMax;
+            break;
+        case Shape::zeros_mixed:
+            for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 3 == 1 ? 0 : gen() >> (gen() % 64);
+            if (w[0] == 0) w[0] = 1;
+            break;
+        case Shape::wide_range:
+            for (auto& x : w) x = (gen() >> (gen() % 64)) | 1;
+            break;
+    }
+    return w;
+}
+
+// ---- table checks ---------------------------------------------------------------------------------
+
+bool nonnegative(double x) { return x >= 0.0; }
+bool nonnegative(u128) { return true; }
+
+template <class Table>
+void check_rows_valid(const Table& table, std::uint64_t n) {
+    REQUIRE(table.rows.extent(0) == n);
+    std::uint64_t bad_alias = 0, bad_threshold = 0, bad_self = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const auto& row = table.rows(i);
+        bad_alias += row.alias < n ? 0 : 1;
+        bad_threshold += (nonnegative(row.threshold) && row.threshold <= table.capacity) ? 0 : 1;
+        bad_self += (row.alias != i || row.threshold == table.capacity) ? 0 : 1;
+    }
+    CHECK(bad_alias == 0);
+    CHECK(bad_threshold == 0);
+    CHECK(bad_self == 0);
+}
+
+void check_shares(const alias::AliasTable<double>& table, const std::vector<double>& w) {
+    const std::uint64_t n = w.size();
+    check_rows_valid(table, n);
+    double total = 0.0;
+    for (double x : w) total += x;
+    std::vector<long double> share(n, 0.0L);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const auto& row = table.rows(i);
+        share[i] += row.threshold;
+        share[row.alias] += static_cast<long double>(table.capacity) - row.threshold;
+    }
+    const double tolerance = 4.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon() * total;
+    double worst = 0.0;
+    std::uint64_t beyond = 0, zero_drawn = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const double err = static_cast<double>(std::fabs(share[i] - static_cast<long double>(w[i])));
+        worst = std::max(worst, err);
+        beyond += err <= tolerance ? 0 : 1;
+        zero_drawn += (w[i] == 0.0 && share[i] != 0.0L) ? 1 : 0;
+    }
+    INFO("largest |share - w| = " << worst << " = " << worst / total << " W; tolerance 4 n eps W = " << tolerance);
+    CHECK(beyond == 0);
+    CHECK(zero_drawn == 0);
+}
+
+void check_shares(const alias::AliasTable<std::uint64_t>& table, const std::vector<std::uint64_t>& w) {
+    const std::uint64_t n = w.size();
+    check_rows_valid(table, n);
+    u128 total = 0;
+    for (auto x : w) total += x;
+    CHECK((table.total == total));
+    CHECK((table.capacity == total));
+    std::vector<u128> share(n, 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const auto& row = table.rows(i);
+        share[i] += row.threshold;
+        share[row.alias] += table.capacity - row.threshold;
+    }
+    std::uint64_t wrong = 0;
+    for (std::uint64_t i = 0; i < n; ++i) wrong += share[i] == static_cast<u128>(w[i]) * n ? 0 : 1;
+    CHECK(wrong == 0);
+}
+
+template <class Weight>
+bool same_rows(const alias::AliasTable<Weight>& a, const alias::AliasRow<Weight>* b, std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i)
+        if (!(a.rows(i).threshold == b[i].threshold) || a.rows(i).alias != b[i].alias) return false;
+    return true;
+}
+
+template <class Weight>
+bool same_rows(const alias::AliasTable<Weight>& a, const alias::AliasTable<Weight>& b) {
+    return a.rows.extent(0) == b.rows.extent(0) && same_rows(a, b.rows.data(), a.rows.extent(0));
+}
+
+alias::PsaOptions small_sections() {
+    alias::PsaOptions o;
+    o.section_items = 5;
+    o.splits_per_team = 3;
+    o.pivots = 2;
+    o.greedy_items = 16;
+    return o;
+}
+
+template <class Weight>
+void check_all_builders(const std::vector<Weight>& w, const std::string& name) {
+    const auto view = to_view(w);
+    const std::uint64_t n = w.size();
+    const auto vose = alias::build_vose(view);
+    const auto psa = alias::build_psa(view);
+    const auto psa_small = alias::build_psa(view, small_sections());
+    alias::PsaStats stats;
+    const auto plus = alias::build_psa_plus(view, alias::PsaOptions{}, &stats);
+    const auto plus_small = alias::build_psa_plus(view, small_sections());
+    {
+        INFO(name << ": Vose");
+        check_shares(vose, w);
+    }
+    {
+        INFO(name << ": PSA");
+        check_shares(psa, w);
+    }
+    {
+        INFO(name << ": PSA, 5-item sections, 3 splits per team, 2 pivots");
+        check_shares(psa_small, w);
+    }
+    {
+        INFO(name << ": PSA+ (" << stats.greedy_rows << " of " << n << " rows greedy)");
+        check_shares(plus, w);
+    }
+    {
+        INFO(name << ": PSA+, 16-item greedy sections");
+        check_shares(plus_small, w);
+    }
+    // PSA on the Serial backend equals its host twin, bit for bit.
+    auto split = host::alias_split(w.data(), n, alias::PsaOptions{}.section_items);
+    std::vector<alias::AliasRow<Weight>> twin(n);
+    host::alias_pack(split, twin.data());
+    INFO(name);
+    CHECK(same_rows(psa, twin.data(), n));
+    if constexpr (std::is_same<Weight, std::uint64_t>::value) {
+        // Exact arithmetic: Vose's sweep and PSA's merge path are the same table.
+        CHECK(same_rows(vose, psa));
+        CHECK(same_rows(vose, psa_small));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("alias: every builder gives a valid table that reconstructs the weights (double)", "[alias]") {
+    for (Shape shape : kShapes) {
+        for (std::uint64_t n : kSizes) {
+            const auto w = double_weights(shape, n, 1000 + n);
+            check_all_builders(w, std::string(shape_name(shape)) + ", n = " + std::to_string(n));
+        }
+    }
+}
+
+TEST_CASE("alias: every builder gives a valid table that reconstructs the weights exactly (integers)", "[alias]") {
+    for (Shape shape : kShapes) {
+        for (std::uint64_t n : kSizes) {
+            const auto w = integer_weights(shape, n, 2000 + n);
+            check_all_builders(w, std::string(shape_name(shape)) + ", n = " + std::to_string(n));
+        }
+    }
+}
+
+TEST_CASE("alias: small hand-checked tables", "[alias]") {
+    // w = {1, 2, 3, 0, 4}: n = 5, W = 10, scaled weights 5, 10, 15, 0, 20 with capacity 10.
+    // Lights: 0 (d = 5), 3 (d = 10); heavies: 1 (e = 0), 2 (e = 5), 4 (e = 10).
+    // Sweep: heavy 1 has e = 0 <= D(0) = 0 -> row 1 = {10, 1}, next heavy 2 (E = 5):
+    // light 0 (D = 0 < 5) -> {5, 2}; D = 5 >= 5 -> heavy 2 done, threshold 10 - 0 = 10 -> row 2 = {10, 2};
+    // heavy 4 (E = 15): light 3 (D = 5 < 15) -> {0, 4}; lights done; row 4 = {10, 4}.
+    const std::vector<std::uint64_t> w = {1, 2, 3, 0, 4};
+    const auto table = alias::build_vose(w.data(), w.size());
+    const std::uint64_t alias_of[] = {2, 1, 2, 4, 4};
+    const unsigned threshold_of[] = {5, 10, 10, 0, 10};
+    for (std::uint64_t i = 0; i < 5; ++i) {
+        INFO("row " << i);
+        CHECK(table.rows(i).alias == alias_of[i]);
+        CHECK((table.rows(i).threshold == threshold_of[i]));
+    }
+    CHECK(same_rows(table, alias::build_psa(to_view(w))));
+
+    // A single item, and two items of which one is zero.
+    const std::vector<double> one = {0.25};
+    const auto t1 = alias::build_psa_plus(to_view(one));
+    CHECK(t1.rows(0).alias == 0);
+    CHECK(t1.rows(0).threshold == t1.capacity);
+    const std::vector<double> two = {0.0, 3.0};
+    const auto t2 = alias::build_vose(two.data(), 2);
+    CHECK(t2.rows(0).threshold == 0.0);
+    CHECK(t2.rows(0).alias == 1);
+    CHECK(t2.rows(1).alias == 1);
+}
+
+TEST_CASE("alias: invalid inputs are rejected", "[alias]") {
+    const std::vector<double> negative = {1.0, -0.5};
+    const std::vector<double> nan = {1.0, std::nan("")};
+    const std::vector<double> inf = {1.0, std::numeric_limits<double>::infinity()};
+    const std::vector<double> zeros = {0.0, 0.0};
+    const std::vector<std::uint64_t> izeros = {0, 0, 0};
+    CHECK_THROWS_AS(alias::build_vose(negative.data(), 2), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_vose(nan.data(), 2), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_psa(to_view(inf)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_psa_plus(to_view(zeros)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_psa(to_view(izeros)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_vose(zeros.data(), 0), rsmc::Error);
+    const auto table = alias::build_vose(negative.data() + 0, 1);
+    HostView<std::uint64_t> wrong("wrong", 2);
+    CHECK_THROWS_AS(alias::sample_counts(table, 10, 1, 1, wrong), rsmc::Error);
+    HostView<std::uint64_t> right("right", 1);
+    alias::AliasSampleOptions o;
+    o.first_draw_id = alias::kDrawIdLimit - 5;
+    CHECK_THROWS_AS(alias::sample_counts(table, 10, 1, 1, right, o), rsmc::Error);
+}
+
+TEST_CASE("alias: the p-value function is 0.001 at the hard-coded quantiles", "[alias]") {
+    CHECK(chi2_p_value(kChi2_999_df7, 7) == Approx(0.001).epsilon(1e-6));
+    CHECK(chi2_p_value(kChi2_999_df99, 99) == Approx(0.001).epsilon(1e-6));
+    CHECK(chi2_p_value(kChi2_999_df899, 899) == Approx(0.001).epsilon(1e-6));
+}
+
+namespace {
+
+// 1000 items: shuffled power law (exponent 1) with every tenth weight zero; 900 positive cells.
+constexpr std::uint64_t kChiItems = 1000;
+constexpr std::uint64_t kChiDraws = 1000000;
+
+std::vector<double> chi_weights_double() {
+    auto w = double_weights(Shape::power_one, kChiItems, 77);
+    for (std::uint64_t i = 3; i < kChiItems; i += 10) w[i] = 0.0;
+    return w;
+}
+
+std::vector<std::uint64_t> chi_weights_integer() {
+    auto w = integer_weights(Shape::power_one, kChiItems, 78);
+    for (std::uint64_t i = 3; i < kChiItems; i += 10) w[i] = 0;
+    return w;
+}
+
+template <class Weight>
+void check_counts_fit(const std::vector<Weight>& w, const HostView<std::uint64_t>& counts, std::uint64_t draws,
+                      const std::string& name) {
+    double total = 0.0;
+    for (auto x : w) total += static_cast<double>(x);
+    std::vector<double> observed(w.size()), expected(w.size());
+    std::uint64_t sum = 0, zero_drawn = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        observed[i] = static_cast<double>(counts(i));
+        expected[i] = static_cast<double>(draws) * static_cast<double>(w[i]) / total;
+        sum += counts(i);
+        zero_drawn += (w[i] == 0 && counts(i) != 0) ? 1 : 0;
+    }
+    const ChiSquare chi = chi_square(observed, expected);
+    INFO(name << ": chi2 = " << chi.statistic << ", df = " << chi.df << ", p = " << chi2_p_value(chi.statistic, chi.df)
+              << ", 0.999 quantile = " << kChi2_999_df899);
+    CHECK(sum == draws);
+    CHECK(zero_drawn == 0);
+    REQUIRE(chi.df == 899);
+    CHECK(chi.statistic < kChi2_999_df899);
+}
+
+}  // namespace
+
+TEST_CASE("alias: baseline sampling passes chi-square (double and integer tables)", "[alias]") {
+    const auto wd = chi_weights_double();
+    const auto wi = chi_weights_integer();
+    HostView<std::uint64_t> counts("counts", kChiItems);
+
+    alias::sample_counts(alias::build_psa(to_view(wd)), kChiDraws, 11, 1, counts);
+    check_counts_fit(wd, counts, kChiDraws, "baseline counts, PSA, double");
+
+    const auto ti = alias::build_vose(wi.data(), kChiItems);
+    alias::sample_counts(ti, kChiDraws, 12, 1, counts);
+    check_counts_fit(wi, counts, kChiDraws, "baseline counts, Vose, integer");
+
+    // The per-draw output is the same batch: its histogram equals the counts.
+    HostView<std::uint64_t> draws("draws", kChiDraws);
+    alias::sample_draws(ti, 12, 1, draws);
+    std::vector<std::uint64_t> hist(kChiItems, 0);
+    for (std::uint64_t d = 0; d < kChiDraws; ++d) ++hist[draws(d)];
+    bool same = true;
+    for (std::uint64_t i = 0; i < kChiItems; ++i) same = same && hist[i] == counts(i);
+    CHECK(same);
+    // ... and equals the host twin draw for draw.
+    std::vector<std::uint64_t> twin(1000);
+    host::alias_sample_baseline_draws<std::uint64_t>(ti.rows.data(), kChiItems, ti.capacity, 1000, 12, 1, 0,
+                                                     twin.data());
+    bool twin_same = true;
+    for (std::uint64_t d = 0; d < 1000; ++d) twin_same = twin_same && twin[d] == draws(d);
+    CHECK(twin_same);
+}
+
+TEST_CASE("alias: sectioned sampling passes chi-square (double and integer tables)", "[alias]") {
+    const auto wd = chi_weights_double();
+    const auto wi = chi_weights_integer();
+    HostView<std::uint64_t> counts("counts", kChiItems);
+    alias::AliasSampleOptions o;
+    o.section_rows = 128;  // 8 sections, the last one 104 rows
+
+    const auto td = alias::build_psa_plus(to_view(wd));
+    alias::sample_counts_sectioned(td, kChiDraws, 21, 3, counts, o);
+    check_counts_fit(wd, counts, kChiDraws, "sectioned counts, PSA+, double");
+
+    const auto ti = alias::build_psa(to_view(wi));
+    alias::sample_counts_sectioned(ti, kChiDraws, 22, 3, counts, o);
+    check_counts_fit(wi, counts, kChiDraws, "sectioned counts, PSA, integer");
+
+    // Per-draw output: its histogram equals the counts, and it equals the host twin draw for draw.
+    HostView<std::uint64_t> draws("draws", kChiDraws);
+    alias::sample_draws_sectioned(ti, 22, 3, draws, o);
+    std::vector<std::uint64_t> hist(kChiItems, 0), twin(kChiDraws), twin_counts(kChiItems);
+    for (std::uint64_t d = 0; d < kChiDraws; ++d) ++hist[draws(d)];
+    host::alias_sample_sectioned_draws<std::uint64_t>(ti.rows.data(), kChiItems, ti.capacity, kChiDraws, 22, 3, 128, 0,
+                                                      twin.data());
+    host::alias_sample_sectioned_counts<std::uint64_t>(ti.rows.data(), kChiItems, ti.capacity, kChiDraws, 22, 3, 128,
+                                                       0, twin_counts.data());
+    bool same = true, twin_same = true;
+    for (std::uint64_t i = 0; i < kChiItems; ++i) same = same && hist[i] == counts(i) && twin_counts[i] == counts(i);
+    for (std::uint64_t d = 0; d < kChiDraws; ++d) twin_same = twin_same && twin[d] == draws(d);
+    CHECK(same);
+    CHECK(twin_same);
+}
+
+TEST_CASE("alias: sectioned counts sum to the total and are a pure function of (seed, step)", "[alias]") {
+    struct Case {
+        std::uint64_t rows, section_rows, total;
+    };
+    const Case cases[] = {{1, 1, 5},          {1000, 128, 0},         {1000, 128, 1},
+                          {1000, 10, 100000}, {100007, 4096, 123457}, {5, 1, 1000000000000ULL},
+                          {(std::uint64_t{1} << 40) + 3, std::uint64_t{1} << 30, std::uint64_t{1} << 50}};
+    for (const Case& c : cases) {
+        const std::uint64_t S = alias::section_count_of(c.rows, c.section_rows);
+        std::vector<std::uint64_t> a(S), b(S), other_step(S);
+        host::alias_section_counts(c.rows, c.section_rows, c.total, 5, 9, a.data());
+        host::alias_section_counts(c.rows, c.section_rows, c.total, 5, 9, b.data());
+        host::alias_section_counts(c.rows, c.section_rows, c.total, 5, 10, other_step.data());
+        u128 sum = 0;
+        for (auto x : a) sum += x;
+        INFO("rows = " << c.rows << ", section rows = " << c.section_rows << ", total = " << c.total);
+        CHECK((sum == c.total));
+        CHECK(a == b);
+        if (S > 1 && c.total > 100) CHECK(a != other_step);
+        // Any one section computed on its own (in reverse order) gives the same count.
+        bool alone = true;
+        for (std::uint64_t s = S; s-- > 0;)
+            alone = alone && alias::section_draws(5, 9, c.total, c.rows, c.section_rows, s) == a[s];
+        CHECK(alone);
+    }
+    // The Kokkos batch uses the same counts: the per-draw output of section s lies in its own rows'
+    // items or their aliases, and the batch is the same when repeated.
+    const auto w = double_weights(Shape::all_equal, 1000, 1);  // every row full: each draw stays in its section
+    const auto table = alias::build_psa(to_view(w));
+    alias::AliasSampleOptions o;
+    o.section_rows = 10;
+    HostView<std::uint64_t> counts("counts", 1000), again("again", 1000);
+    alias::sample_counts_sectioned(table, 100000, 5, 9, counts, o);
+    alias::sample_counts_sectioned(table, 100000, 5, 9, again, o);
+    std::vector<std::uint64_t> sections(100);
+    host::alias_section_counts(1000, 10, 100000, 5, 9, sections.data());
+    bool match = true, repeat = true;
+    for (std::uint64_t s = 0; s < 100; ++s) {
+        std::uint64_t in_section = 0;
+        for (std::uint64_t i = s * 10; i < s * 10 + 10; ++i) in_section += counts(i);
+        match = match && in_section == sections[s];
+    }
+    for (std::uint64_t i = 0; i < 1000; ++i) repeat = repeat && counts(i) == again(i);
+    CHECK(match);
+    CHECK(repeat);
+}
+
+TEST_CASE("alias: sectioned counts pass chi-square, across sections and within each section", "[alias]") {
+    // Across sections: 100 sections of 10 rows, 10^5 draws; expected 1000 per section, df = 99.
+    {
+        std::vector<std::uint64_t> sections(100);
+        host::alias_section_counts(1000, 10, 100000, 31, 4, sections.data());
+        std::vector<double> observed(100), expected(100, 1000.0);
+        for (std::size_t s = 0; s < 100; ++s) observed[s] = static_cast<double>(sections[s]);
+        const ChiSquare chi = chi_square(observed, expected);
+        INFO("section totals: chi2 = " << chi.statistic << ", df = " << chi.df
+                                       << ", p = " << chi2_p_value(chi.statistic, chi.df));
+        REQUIRE(chi.df == 99);
+        CHECK(chi.statistic < kChi2_999_df99);
+    }
+    // 8 sections (125 rows each), 10^6 draws: the totals (df = 7), and within every section the
+    // draws against the section's own row mixture: P(item) = sum over its rows r of
+    // (threshold_r [item = r] + (capacity - threshold_r) [item = alias_r]) / (rows capacity).
+    const auto w = chi_weights_double();
+    const auto table = alias::build_vose(w.data(), kChiItems);
+    alias::AliasSampleOptions o;
+    o.section_rows = 125;
+    HostView<std::uint64_t> draws("draws", kChiDraws);
+    alias::sample_draws_sectioned(table, 32, 4, draws, o);
+    std::vector<std::uint64_t> sections(8);
+    host::alias_section_counts(kChiItems, 125, kChiDraws, 32, 4, sections.data());
+    {
+        std::vector<double> observed(8), expected(8, kChiDraws / 8.0);
+        for (std::size_t s = 0; s < 8; ++s) observed[s] = static_cast<double>(sections[s]);
+        const ChiSquare chi = chi_square(observed, expected);
+        INFO("8 section totals: chi2 = " << chi.statistic << ", df = " << chi.df
+                                         << ", p = " << chi2_p_value(chi.statistic, chi.df));
+        REQUIRE(chi.df == 7);
+        CHECK(chi.statistic < kChi2_999_df7);
+    }
+    std::uint64_t offset = 0;
+    for (std::uint64_t s = 0; s < 8; ++s) {
+        std::map<std::uint64_t, double> prob, seen;
+        for (std::uint64_t r = s * 125; r < s * 125 + 125; ++r) {
+            const auto& row = table.rows(r);
+            prob[r] += row.threshold / (125.0 * table.capacity);
+            prob[row.alias] += (table.capacity - row.threshold) / (125.0 * table.capacity);
+        }
+        std::uint64_t outside = 0;
+        for (std::uint64_t k = 0; k < sections[s]; ++k) {
+            const std::uint64_t item = draws(offset + k);
+            outside += prob.count(item) ? 0 : 1;
+            seen[item] += 1.0;
+        }
+        std::vector<double> observed, expected;
+        for (const auto& [item, p] : prob) {
+            observed.push_back(seen[item]);
+            expected.push_back(p * static_cast<double>(sections[s]));
+        }
+        std::uint64_t zero_drawn = 0;
+        for (std::size_t c = 0; c < expected.size(); ++c) zero_drawn += (expected[c] == 0.0 && observed[c] != 0.0);
+        const ChiSquare chi = chi_square(observed, expected);
+        const double p = chi2_p_value(chi.statistic, chi.df);
+        INFO("section " << s << " (" << sections[s] << " draws): chi2 = " << chi.statistic << ", df = " << chi.df
+                        << ", p = " << p);
+        CHECK(outside == 0);
+        CHECK(zero_drawn == 0);
+        CHECK(chi.df > 50);
+        CHECK(p > 0.001);
+        offset += sections[s];
+    }
+}
