@@ -380,15 +380,17 @@ AliasTable<std::remove_const_t<typename WeightView::value_type>, typename Weight
     const auto left_l = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left lights", G);
     const auto left_h = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left heavies", G);
     const std::size_t scratch_bytes = scratch_items::shmem_size(B) + scratch_order::shmem_size(B);
+    // Level 0 (GPU shared memory) when the section fits, else level 1; the result is the same.
+    const int level = scratch_bytes <= static_cast<std::size_t>(team_policy::scratch_size_max(0)) ? 0 : 1;
     Kokkos::parallel_for(
         "rsmc::alias greedy",
-        team_policy(static_cast<int>(G), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+        team_policy(static_cast<int>(G), Kokkos::AUTO).set_scratch_size(level, Kokkos::PerTeam(scratch_bytes)),
         KOKKOS_LAMBDA(const member_type& team) {
             const std::uint64_t g = static_cast<std::uint64_t>(team.league_rank());
             const std::uint64_t first = g * B;
             const std::uint32_t len = static_cast<std::uint32_t>(n - first < B ? n - first : B);
-            scratch_items items(team.team_scratch(0), B);
-            scratch_order order(team.team_scratch(0), B);
+            scratch_items items(team.team_scratch(level), B);
+            scratch_order order(team.team_scratch(level), B);
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](std::uint32_t t) {
                 items(t).weight = AliasTraits<Weight>::scaled(weights(first + t), n);
                 items(t).index = first + t;

@@ -79,24 +79,37 @@ class ButterflyWarpTable {
       }
     }
     // The W x W blocks.
-    Acc reg[W][W];  // reg[lane][q]: lane's register q
-    Acc h[W];
+    // reg[q][r]: register q of lane r (register-major, so that a row of the table is contiguous).
+    // The lanes are processed in butterfly pairs (lo, hi = lo | bit), which exchange h by the shuffle;
+    // each lane performs exactly the device's operations, in the device's order.
+    Acc reg[W][W];
     for (std::size_t j = rem; j < k; j += W) {
-      for (unsigned r = 0; r < W; ++r)
-        for (unsigned q = 0; q < W; ++q) reg[r][q] = rows[q] ? static_cast<Acc>(rows[q][j + r]) : Acc(0);
+      for (unsigned q = 0; q < W; ++q) {
+        if (rows[q]) {
+          const Weight* src = rows[q] + j;  // the transposed load: lane r takes element j + r of row q
+          for (unsigned r = 0; r < W; ++r) reg[q][r] = static_cast<Acc>(src[r]);
+        } else {
+          for (unsigned r = 0; r < W; ++r) reg[q][r] = Acc(0);
+        }
+      }
       for (unsigned bit = 1; bit < W; bit <<= 1) {
         for (unsigned d = bit - 1; d < W; d += 2 * bit) {
-          for (unsigned r = 0; r < W; ++r) h[r] = (r & bit) ? reg[r][d] : reg[r][d + bit];
-          for (unsigned r = 0; r < W; ++r) {
-            const Acc v = h[r ^ bit];  // __shfl_xor_sync(h, bit)
-            if (r & bit) reg[r][d] = reg[r][d + bit];
-            reg[r][d + bit] = reg[r][d] + v;
-            p_[(j + d) * W + r] = reg[r][d];
+          Acc* row_d = reg[d];
+          Acc* row_e = reg[d + bit];
+          for (unsigned x = 0; x < W / 2; ++x) {
+            const unsigned lo = ((x & ~(bit - 1)) << 1) | (x & (bit - 1)), hi = lo | bit;
+            const Acc h_lo = row_e[lo];  // lane lo sends a_reg[d + bit], lane hi sends a_reg[d]
+            const Acc h_hi = row_d[hi];
+            row_e[lo] = row_d[lo] + h_hi;  // lane lo: a_reg[d + bit] = a_reg[d] + v
+            row_d[hi] = row_e[hi];         // lane hi: a_reg[d] = a_reg[d + bit]; a_reg[d + bit] = a_reg[d] + v
+            row_e[hi] = row_d[hi] + h_lo;
           }
+          Acc* out = &p_[(j + d) * W];
+          for (unsigned r = 0; r < W; ++r) out[r] = row_d[r];
         }
       }
       for (unsigned r = 0; r < W; ++r) {
-        sum[r] += reg[r][W - 1];
+        sum[r] += reg[W - 1][r];
         p_[(j + W - 1) * W + r] = sum[r];
       }
     }

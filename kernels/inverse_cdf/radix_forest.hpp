@@ -29,10 +29,12 @@
 //         can have an all-ones XOR themselves, so the out-of-cell flag is compared as one more,
 //         most significant, bit. (The paper's sentinel 1.0 is not a maximum under float-bit XOR:
 //         m = 1, lower = [0, 7.07e-6, 0.6534] merges across a cell boundary with it.)
-//       - ties go to the right-child side (merge across the left gap); with the gap order
-//         (distance, gap index) this is a strict total order, so equal keys (zero weights) still
-//         build valid trees. Their zero-width leaves are never returned: a search goes right on
-//         x >= lower[j].
+//       - ties go to the right-child side (merge across the left gap), as in the paper; the gaps
+//         are then strictly ordered by (distance, gap index), so equal keys (zero weights) still
+//         build valid trees. A run of equal keys becomes a left-leaning chain whose top node sends
+//         every x >= the run's key straight to the run's last leaf: zero-width leaves are never
+//         returned (a search goes right on x >= lower[j]) and the chain is never walked (the
+//         other tie rule would walk it to its end).
 //       - a subtree whose both neighbours are out of its cell is the whole tree of that cell
 //         (leaves [a, b]); it becomes the right child of its root, node a, whose left child is set
 //         to the leaf overlapping the cell from the left, ~(a - 1) (~0 for a = 0).

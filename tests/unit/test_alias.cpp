@@ -327,6 +327,16 @@ void check_all_builders(const std::vector<Weight>& w, const std::string& name) {
         INFO(name << ": PSA+, 16-item greedy sections");
         check_shares(plus_small, w);
     }
+    // The partial p-ary split finds the same co-ranks as plain binary search (the host twin).
+    {
+        const auto work = alias::psa_prepare(view, small_sections());
+        const auto twin_split = host::alias_split(w.data(), n, small_sections().section_items);
+        bool same_split = work.split_lights.extent(0) == twin_split.split_lights.size();
+        for (std::size_t k = 0; same_split && k < twin_split.split_lights.size(); ++k)
+            same_split = work.split_lights(k) == twin_split.split_lights[k];
+        INFO(name << ": split of psa_prepare vs host::alias_split");
+        CHECK(same_split);
+    }
     // PSA on the Serial backend equals its host twin, bit for bit.
     auto split = host::alias_split(w.data(), n, alias::PsaOptions{}.section_items);
     std::vector<alias::AliasRow<Weight>> twin(n);
@@ -387,6 +397,44 @@ TEST_CASE("alias: small hand-checked tables", "[alias]") {
     CHECK(t2.rows(0).threshold == 0.0);
     CHECK(t2.rows(0).alias == 1);
     CHECK(t2.rows(1).alias == 1);
+}
+
+TEST_CASE("alias: the direct-block draw equals the Stream draw, rejections included", "[alias]") {
+    // alias_draw_at skips the Stream object unless a Stream would reject and draw again; the results
+    // must agree for every capacity regime: double; integer W < 2^64 (near 2^63: Lemire rejects about
+    // half of the offsets), W = 2^64, W just above 2^64 (the masked candidate is rejected about half the
+    // time) and W far above.
+    std::mt19937_64 gen(99);
+    std::vector<alias::AliasRow<double>> rows_d(7);
+    for (std::uint64_t i = 0; i < 7; ++i) rows_d[i] = {0.1 * static_cast<double>(i), (i * 3) % 7};
+    std::uint64_t mismatches = 0;
+    for (std::uint64_t id = 0; id < 20000; ++id) {
+        rsmc::rng::Stream s(3, rsmc::rng::Purpose::resample, 8, id);
+        mismatches += alias::alias_draw_at<double>(rows_d.data(), 0, 7, 0.7, 3, 8, id) ==
+                              alias::alias_draw<double>(rows_d.data(), 0, 7, 0.7, s)
+                          ? 0
+                          : 1;
+    }
+    CHECK(mismatches == 0);
+    const u128 one = 1;
+    const u128 capacities[] = {(one << 63) + 1, one << 64, (one << 64) + 1, (one << 100) + 12345, 17};
+    for (const u128 cap : capacities) {
+        std::vector<alias::AliasRow<std::uint64_t>> rows(5);
+        for (std::uint64_t i = 0; i < 5; ++i) {
+            const u128 t = ((static_cast<u128>(gen()) << 64) | gen()) % (cap + 1);
+            rows[i] = {t, (i + 1) % 5};
+        }
+        mismatches = 0;
+        for (std::uint64_t id = 0; id < 20000; ++id) {
+            rsmc::rng::Stream s(4, rsmc::rng::Purpose::resample, 9, alias::kSectionedDrawTag | id);
+            mismatches += alias::sectioned_draw<std::uint64_t>(rows.data(), 10, 5, cap, 4, 9, id) ==
+                                  alias::alias_draw<std::uint64_t>(rows.data(), 10, 5, cap, s)
+                              ? 0
+                              : 1;
+        }
+        INFO("capacity = " << rsmc::exact::to_string(cap));
+        CHECK(mismatches == 0);
+    }
 }
 
 TEST_CASE("alias: invalid inputs are rejected", "[alias]") {
