@@ -11,7 +11,10 @@
 
 namespace rsmc::kernels {
 
-RSMC_HOST_DEVICE std::size_t upper_bound_index(const double* cumulative, std::size_t n, double u) {
+// For any ordered key type: double CDFs and the exact fixed-point wheels (std::uint64_t,
+// rsmc::exact::u128).
+template <class K>
+RSMC_HOST_DEVICE std::size_t upper_bound_index(const K* cumulative, std::size_t n, K u) {
   std::size_t lo = 0, hi = n;  // invariant: C[lo-1] <= u < C[hi] (with C[-1] = -inf, C[n] = +inf)
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
@@ -23,19 +26,10 @@ RSMC_HOST_DEVICE std::size_t upper_bound_index(const double* cumulative, std::si
   return lo;
 }
 
-// The same rule for any ordered key type, e.g. the exact fixed-point wheels (std::uint64_t,
-// rsmc::exact::u128). A double table still takes the function above (an exact match wins).
-template <class K>
-RSMC_HOST_DEVICE std::size_t upper_bound_index(const K* cumulative, std::size_t n, K u) {
-  std::size_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (cumulative[mid] > u)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+// The double table, spelled out so that arguments convertible to double (e.g. an integer literal
+// point) still find it.
+RSMC_HOST_DEVICE std::size_t upper_bound_index(const double* cumulative, std::size_t n, double u) {
+  return upper_bound_index<double>(cumulative, n, u);
 }
 
 // The ancestor of systematic offspring j of `total` offspring: the wheel point (j + uniform) *

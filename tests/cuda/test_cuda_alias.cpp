@@ -12,6 +12,7 @@
 
 #include "kernels/cuda/alias.hpp"
 #include "kernels/cuda/cuda_kernels.hpp"
+#include "tests/cuda/cuda_test_support.hpp"
 #include "kernels/host/alias_pack.hpp"
 #include "kernels/host/alias_sampling.hpp"
 
@@ -21,35 +22,8 @@ namespace alias = rsmc::kernels::alias;
 
 namespace {
 
-int failures = 0;
-int checks = 0;
+using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-void expect(bool ok, const std::string& what) {
-    ++checks;
-    if (!ok) {
-        ++failures;
-        std::printf("FAILED: %s\n", what.c_str());
-    }
-}
-
-template <class T>
-struct DeviceArray {
-    T* ptr;
-    std::size_t n;
-    explicit DeviceArray(std::size_t count)
-        : ptr(static_cast<T*>(cu::device_alloc(sizeof(T) * (count ? count : 1)))), n(count) {}
-    ~DeviceArray() { cu::device_free(ptr); }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    void upload(const std::vector<T>& v) {
-        if (!v.empty()) cu::copy_to_device(ptr, v.data(), sizeof(T) * v.size());
-    }
-    std::vector<T> download() const {
-        std::vector<T> v(n);
-        if (n) cu::copy_to_host(v.data(), ptr, sizeof(T) * n);
-        return v;
-    }
-};
 
 template <class Weight>
 bool same_rows(const std::vector<alias::AliasRow<Weight>>& a, const std::vector<alias::AliasRow<Weight>>& b) {

@@ -20,6 +20,7 @@
 #include "framework/rng/stream.hpp"
 #include "kernels/cuda/butterfly.hpp"
 #include "kernels/cuda/cuda_kernels.hpp"
+#include "tests/cuda/cuda_test_support.hpp"
 #include "kernels/host/butterfly_sampling.hpp"
 #include "kernels/host/butterfly_table.hpp"
 
@@ -32,34 +33,8 @@ using std::uint64_t;
 
 namespace {
 
-int failures = 0;
-int checks = 0;
+using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-void expect(bool ok, const std::string& what) {
-  ++checks;
-  if (!ok) {
-    ++failures;
-    std::printf("FAILED: %s\n", what.c_str());
-  }
-}
-
-template <class T>
-struct DeviceArray {
-  T* ptr;
-  size_t n;
-  explicit DeviceArray(size_t count) : ptr(static_cast<T*>(cu::device_alloc(sizeof(T) * (count ? count : 1)))), n(count) {}
-  explicit DeviceArray(const std::vector<T>& v) : DeviceArray(v.size()) {
-    if (!v.empty()) cu::copy_to_device(ptr, v.data(), sizeof(T) * v.size());
-  }
-  ~DeviceArray() { cu::device_free(ptr); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  std::vector<T> download() const {
-    std::vector<T> v(n);
-    if (n) cu::copy_to_host(v.data(), ptr, sizeof(T) * n);
-    return v;
-  }
-};
 
 // K integer weights summing to exactly `total`, about 15% zeros, the positions in [zero_from, zero_to)
 // forced to zero (their mass moves to the next free position, or the previous one).

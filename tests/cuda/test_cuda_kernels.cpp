@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_kernels.hpp"
+#include "tests/cuda/cuda_test_support.hpp"
 #include "kernels/host/systematic_search.hpp"
 
 namespace cu = rsmc::kernels::cuda;
@@ -17,30 +18,8 @@ namespace host = rsmc::kernels::host;
 
 namespace {
 
-int failures = 0;
+using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-void expect(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::printf("FAILED: %s\n", what.c_str());
-  }
-}
-
-template <class T>
-struct DeviceArray {
-  T* ptr;
-  std::size_t n;
-  explicit DeviceArray(std::size_t count) : ptr(static_cast<T*>(cu::device_alloc(sizeof(T) * (count ? count : 1)))), n(count) {}
-  ~DeviceArray() { cu::device_free(ptr); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  void upload(const std::vector<T>& v) { cu::copy_to_device(ptr, v.data(), sizeof(T) * v.size()); }
-  std::vector<T> download() const {
-    std::vector<T> v(n);
-    cu::copy_to_host(v.data(), ptr, sizeof(T) * n);
-    return v;
-  }
-};
 
 void check_systematic(const std::vector<double>& weights, double uniform, const std::string& name) {
   const std::size_t n = weights.size();
