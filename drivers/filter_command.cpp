@@ -35,6 +35,13 @@ void FilterCommand::add_to(CLI::App& app) {
                  "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
                  "multinomial only), allgather or gather-root (naive baselines, systematic only)")
       ->capture_default_str();
+  app.add_option("--local-sampler", local_sampler,
+                 "How the roulette resampler finds the ancestors of this rank's sample points: search (prefix "
+                 "sums + binary search), forest (Cutpoint + radix tree forest) or butterfly (butterfly partial "
+                 "sums) give identical results; alias draws each rank's offspring from an alias table "
+                 "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
+                 "counts; recorded in the result file)")
+      ->capture_default_str();
   app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
@@ -55,6 +62,7 @@ std::string FilterCommand::configuration_text(int ranks, int resolved_steps) con
       << "data = \"" << data << "\"\n"
       << "resampling = \"" << resampling << "\"\n"
       << "resampler = \"" << resampler << "\"\n"
+      << "local_sampler = \"" << local_sampler << "\"\n"
       << "ranks = " << ranks << "\n";
   return out.str();
 }
@@ -84,6 +92,7 @@ int FilterCommand::run(MPI_Comm comm) const {
       options.ess_threshold = ess_threshold;
       options.scheme = parse_scheme(resampling);
       options.resampler = parse_resampler(resampler);
+      options.local_sampler = parse_local_sampler(local_sampler);
       options.validate();
       if (steps_option != nullptr && steps_option->count() > 0 && steps < 1)
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
@@ -110,6 +119,10 @@ int FilterCommand::run(MPI_Comm comm) const {
                   ranks == 1 ? "" : "s", resolved_steps, static_cast<unsigned long long>(seed));
       std::printf("observations: %s\n",
                   data.empty() ? "simulated from the model (no --data given)" : data.c_str());
+      std::printf("resampling: %s scheme, %s resampler, %s local sampler%s\n", resampling.c_str(), resampler.c_str(),
+                  local_sampler.c_str(),
+                  is_p_invariant(options.local_sampler) ? ""
+                                                        : " (results depend on the number of ranks)");
       std::fflush(stdout);
     }
 
@@ -127,8 +140,13 @@ int FilterCommand::run(MPI_Comm comm) const {
         attributes.text = {{"rsmc_version", kVersion},
                            {"model", Model::name},
                            {"configuration", configuration_text(ranks, resolved_steps)},
-                           {"parameters", model_instance.params().describe()}};
-        attributes.integers = {{"ranks", ranks}, {"particles", particles}, {"steps", resolved_steps}};
+                           {"parameters", model_instance.params().describe()},
+                           {"local_sampler", local_sampler_name(options.local_sampler)}};
+        // p_invariant = 0: the datasets depend on the number of ranks (--local-sampler alias).
+        attributes.integers = {{"ranks", ranks},
+                               {"particles", particles},
+                               {"steps", resolved_steps},
+                               {"p_invariant", is_p_invariant(options.local_sampler) ? 1 : 0}};
         write_result_file(output, result, attributes, overwrite);
       });
     }

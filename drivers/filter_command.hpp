@@ -17,6 +17,7 @@ struct FilterCommand {
   double ess_threshold = 0.5;
   std::string resampling = "systematic";  // scheme
   std::string resampler = "roulette";
+  std::string local_sampler = "search";  // the roulette resampler's local kernel
   std::string data;    // CSV or HDF5 observations; empty: simulate from the model
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;

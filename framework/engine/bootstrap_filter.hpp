@@ -138,7 +138,8 @@ class BootstrapFilter {
       case Resampler::roulette:
       case Resampler::roulette_algorithm1:
         return resample_roulette(comm_, dist_, store_, max_log_weight_, options_.scheme,
-                                 options_.resampler == Resampler::roulette_algorithm1, options_.seed, step);
+                                 options_.resampler == Resampler::roulette_algorithm1, options_.seed, step,
+                                 options_.local_sampler);
       case Resampler::allgather:
       case Resampler::gather_root: {
         const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();

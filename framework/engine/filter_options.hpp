@@ -6,6 +6,7 @@
 #include <string>
 
 #include "framework/core/error.hpp"
+#include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/rng/stream.hpp"
 
@@ -17,6 +18,7 @@ struct FilterOptions {
   double ess_threshold = 0.5;       // resample when ESS < ess_threshold * N; 1 resamples every step
   Scheme scheme = Scheme::systematic;
   Resampler resampler = Resampler::roulette;
+  LocalSampler local_sampler = LocalSampler::search;  // the roulette resampler's local kernel
 
   void validate() const {
     if (particles == 0) throw Error("--particles: 0 is not a valid particle count; expected an integer >= 1");
@@ -29,6 +31,10 @@ struct FilterOptions {
                   " is a systematic-resampling baseline; use --resampling systematic or --resampler roulette");
     if (resampler == Resampler::roulette_algorithm1 && scheme != Scheme::multinomial)
       throw Error("--resampler roulette-algorithm1 is the paper's multinomial selection; use --resampling multinomial");
+    if (resampler != Resampler::roulette && local_sampler != LocalSampler::search)
+      throw Error(std::string("--local-sampler ") + local_sampler_name(local_sampler) +
+                  " applies to --resampler roulette only; --resampler " + resampler_name(resampler) +
+                  " always uses binary search");
   }
 };
 

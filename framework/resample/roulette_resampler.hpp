@@ -154,11 +154,11 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
 }
 
 // One resampling with the roulette resampler; `algorithm1` selects with the paper's Algorithm 1
-// (multinomial) instead of the scalable selection.
+// (multinomial) instead of the scalable selection; `sampler` is the local kernel of the scalable one.
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                                 double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
-                                std::uint32_t step) {
+                                std::uint32_t step, LocalSampler sampler = LocalSampler::search) {
   const std::vector<std::uint64_t> fixed = fixed_weights(store.log_weight, max_log_weight);
   SelectionInputs in;
   in.fixed_weights = &fixed;
@@ -166,6 +166,7 @@ ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, Pa
   in.samples = dist.size();
   in.seed = seed;
   in.step = step;
+  in.sampler = sampler;
   if (algorithm1 && scheme != Scheme::multinomial)
     throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
                 "--resampling multinomial");

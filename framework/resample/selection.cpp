@@ -5,6 +5,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/exact/u128_mpi.hpp"
+#include "framework/resample/local_sampling.hpp"
 #include "framework/resample/sorted_multinomial.hpp"
 #include "framework/rng/binomial.hpp"
 #include "framework/rng/stream.hpp"
@@ -27,20 +28,6 @@ std::vector<u128> local_cumulative(const std::vector<std::uint64_t>& w, u128 bel
   u128 run = below;
   for (std::size_t i = 0; i < w.size(); ++i) c[i] = run += w[i];
   return c;
-}
-
-// Counts, for points given in increasing order, the first local particle whose cumulative sum
-// exceeds each point. exceeds(i, j) tells whether C_i > P_j. All points lie in this rank's slice.
-template <class Exceeds>
-void count_points(const std::vector<u128>& cumulative, std::uint64_t first_point, std::uint64_t end_point,
-                  const Exceeds& exceeds, std::vector<std::uint64_t>& counts) {
-  std::size_t i = 0;
-  const std::size_t n = cumulative.size();
-  for (std::uint64_t j = first_point; j < end_point; ++j) {
-    while (i < n && !exceeds(i, j)) ++i;
-    if (i == n) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
-    ++counts[i];
-  }
 }
 
 // 256-bit x += y (no overflow in our use: every value is below 2^246).
@@ -165,51 +152,68 @@ class EvenlySpacedPoints {
   std::uint64_t shared_;
 };
 
-// Systematic and stratified: the rank's points are the samples j with P_j in its slice.
-Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
-  const EvenlySpacedPoints points(in, stratified);
-  Selection s;
-  s.counts.assign(in.fixed_weights->size(), 0);
-  s.first_id = points.first_at_or_above(in.wheel.below);
-  const std::uint64_t end = points.first_at_or_above(in.wheel.below + in.wheel.local);
-  s.offspring = end - s.first_id;
-  // Merge walk: points and cumulative weights both increase.
-  const std::vector<std::uint64_t>& w = *in.fixed_weights;
-  std::size_t i = 0;
-  u128 cumulative = in.wheel.below + (w.empty() ? 0 : w[0]);
-  points.for_each(s.first_id, end, [&](u128 point) {
-    while (!(cumulative > point)) {
-      if (++i == w.size()) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
-      cumulative += w[i];
-    }
-    ++s.counts[i];
-  });
-  return s;
-}
-
-// Multinomial points in this rank's slice of a wheel [0, total), `samples` of them, sorted.
-std::uint64_t multinomial_counts(const SelectionInputs& in, const std::vector<u128>& cumulative, u128 below,
-                                 u128 local, u128 total, std::uint64_t samples, std::vector<std::uint64_t>& counts) {
+// This rank's share of one draw: how many sample points landed on its slice, the points themselves
+// as offsets from the slice start (increasing; only when the local sampler needs them), and the
+// number of points on lower ranks (the new id of its first offspring).
+struct RankPoints {
+  std::uint64_t first_id = 0;
+  std::uint64_t count = 0;
   std::vector<u128> points;
-  const std::uint64_t first = sorted_multinomial_points(in.seed, in.step, samples, total, below, below + local,
-                                                        [&](u128 point) { points.push_back(point); });
-  count_points(cumulative, 0, points.size(),
-               [&](std::size_t i, std::uint64_t j) { return cumulative[i] > points[j]; }, counts);
-  return first;
+};
+
+bool needs_points(LocalSampler sampler) { return sampler != LocalSampler::alias; }
+
+// Systematic and stratified: the rank's points are the samples j with P_j in its slice.
+RankPoints evenly_spaced_points(const SelectionInputs& in, bool stratified) {
+  const EvenlySpacedPoints points(in, stratified);
+  RankPoints r;
+  r.first_id = points.first_at_or_above(in.wheel.below);
+  r.count = points.first_at_or_above(in.wheel.below + in.wheel.local) - r.first_id;
+  if (needs_points(in.sampler)) {
+    r.points.reserve(r.count);
+    points.for_each(r.first_id, r.first_id + r.count, [&](u128 point) { r.points.push_back(point - in.wheel.below); });
+  }
+  return r;
 }
 
-Selection select_multinomial(const SelectionInputs& in) {
+// Multinomial: `samples` i.i.d. points on a wheel [0, total) generated sorted, those in this rank's
+// slice [below, below + local).
+RankPoints multinomial_points(const SelectionInputs& in, u128 below, u128 local, u128 total, std::uint64_t samples) {
+  RankPoints r;
+  const bool keep = needs_points(in.sampler);
+  r.first_id = sorted_multinomial_points(in.seed, in.step, samples, total, below, below + local, [&](u128 point) {
+    ++r.count;
+    if (keep) r.points.push_back(point - below);
+  });
+  return r;
+}
+
+// Offspring counts from the rank's points with the configured local sampler, added to s.counts.
+// `weights` are those the points were drawn on (the fixed weights, or the residuals).
+template <class Weight>
+void add_local_counts(const SelectionInputs& in, const std::vector<Weight>& weights, const RankPoints& r,
+                      Selection& s) {
+  if (in.sampler == LocalSampler::alias) {
+    // Draw ids N + (new id of the draw): apart from every id a scheme's points use (< N).
+    add_alias_counts(*in.fixed_weights, r.count, in.seed, in.step, in.samples + s.first_id, s.counts);
+  } else {
+    add_inverse_cdf_counts(in.sampler, weights, r.points, s.counts);
+  }
+}
+
+// The selection of schemes whose points lie on the wheel of the fixed weights themselves.
+Selection select_on_fixed_weights(const SelectionInputs& in, const RankPoints& r) {
   Selection s;
   s.counts.assign(in.fixed_weights->size(), 0);
-  const auto cumulative = local_cumulative(*in.fixed_weights, in.wheel.below);
-  s.first_id = multinomial_counts(in, cumulative, in.wheel.below, in.wheel.local, in.wheel.total, in.samples,
-                                  s.counts);
-  for (auto c : s.counts) s.offspring += c;
+  s.first_id = r.first_id;
+  s.offspring = r.count;
+  add_local_counts(in, *in.fixed_weights, r, s);
   return s;
 }
 
 // Residual: floor(N w_i / T) copies, then M = N - sum of floors multinomial samples on the wheel of
-// residuals r_i = N w_i - floor(N w_i / T) T (whose total is exactly M T).
+// residuals r_i = N w_i - floor(N w_i / T) T (whose total is exactly M T). With the alias sampler the
+// rank's offspring count (floors + residual points) is kept and its ancestors are alias draws.
 Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
   const std::vector<std::uint64_t>& w = *in.fixed_weights;
   const u128 n = in.samples, total = in.wheel.total;
@@ -232,15 +236,15 @@ Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
   const exact::ScanTotal floor_scan = exact::exclusive_scan_total(floors, comm);
   const exact::ScanTotal residual_scan = exact::exclusive_scan_total(residual_local, comm);
   const std::uint64_t remaining = in.samples - static_cast<std::uint64_t>(floor_scan.total);
-  std::vector<u128> cumulative(w.size());
-  u128 run = residual_scan.below;
-  for (std::size_t i = 0; i < w.size(); ++i) cumulative[i] = run += residual[i];
-  std::uint64_t residual_below = 0;
-  if (remaining > 0)
-    residual_below = multinomial_counts(in, cumulative, residual_scan.below, residual_local, residual_scan.total,
-                                        remaining, s.counts);
-  s.first_id = static_cast<std::uint64_t>(floor_scan.below) + residual_below;
-  for (auto c : s.counts) s.offspring += c;
+  RankPoints r;
+  if (remaining > 0) r = multinomial_points(in, residual_scan.below, residual_local, residual_scan.total, remaining);
+  s.first_id = static_cast<std::uint64_t>(floor_scan.below) + r.first_id;
+  s.offspring = floors + r.count;
+  if (in.sampler == LocalSampler::alias) {
+    std::fill(s.counts.begin(), s.counts.end(), 0);
+    r.count = s.offspring;
+  }
+  add_local_counts(in, residual, r, s);
   return s;
 }
 
@@ -250,9 +254,11 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
   switch (scheme) {
-    case Scheme::systematic: return select_evenly_spaced(in, false);
-    case Scheme::stratified: return select_evenly_spaced(in, true);
-    case Scheme::multinomial: return select_multinomial(in);
+    case Scheme::systematic: return select_on_fixed_weights(in, evenly_spaced_points(in, false));
+    case Scheme::stratified: return select_on_fixed_weights(in, evenly_spaced_points(in, true));
+    case Scheme::multinomial:
+      return select_on_fixed_weights(
+          in, multinomial_points(in, in.wheel.below, in.wheel.local, in.wheel.total, in.samples));
     case Scheme::residual: return select_residual(in, comm);
   }
   throw Error("select_offspring: unknown scheme");

@@ -15,7 +15,11 @@
 //   residual     floor(N w_i / W) copies each, then a multinomial draw of the remaining M
 //                samples on the wheel of residuals N w_i - floor(...) W
 // U has 53 random bits and every comparison is exact integer arithmetic (up to 256 bits).
-// Work per rank: O(local particles + local offspring + log N) (multinomial: + tree depth).
+// The rank's points (offsets from its slice start) then go to a local kernel, --local-sampler
+// (framework/resample/local_sampling.hpp): search, forest and butterfly map every point to the same
+// ancestor; alias keeps only the number of points and draws that many ancestors from an alias table.
+// Work per rank: O(local particles + local offspring + log N) (multinomial: + tree depth; search:
+// times log of the local particles).
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "framework/exact/uint128.hpp"
+#include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 
 namespace rsmc {
@@ -46,6 +51,7 @@ struct SelectionInputs {
   std::uint64_t samples = 0;  // N offspring in total
   std::uint64_t seed = 0;
   std::uint32_t step = 0;
+  LocalSampler sampler = LocalSampler::search;  // the local kernel (Algorithm 1 always searches)
 };
 
 // The scalable selection (default). Residual needs two exact scans over `comm`; the other schemes

@@ -47,6 +47,8 @@ expect_error 2 "unknown scheme 'bogus'" filter --resampling bogus
 expect_error 1 "unknown resampler 'fast'" filter --resampler fast
 expect_error 2 "systematic-resampling baseline" filter --resampler allgather --resampling multinomial
 expect_error 1 "multinomial selection" filter --resampler roulette-algorithm1
+expect_error 2 "unknown sampler 'tree'" filter --local-sampler tree
+expect_error 1 "applies to --resampler roulette only" filter --resampler gather-root --local-sampler forest
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.

@@ -34,6 +34,7 @@
 #include "kernels/alias/vose.hpp"
 #include "kernels/host/alias_pack.hpp"
 #include "kernels/host/alias_sampling.hpp"
+#include "tests/support/statistics.hpp"
 
 namespace alias = rsmc::kernels::alias;
 namespace host = rsmc::kernels::host;
@@ -57,73 +58,9 @@ constexpr double kChi2_999_df7 = 24.3218863479;
 constexpr double kChi2_999_df99 = 148.230359165;
 constexpr double kChi2_999_df899 = 1035.75319511;
 
-// Regularized upper incomplete gamma Q(a, x): series for x < a + 1, else Lentz's continued fraction
-// (Numerical Recipes, 6.2). Relative accuracy ~1e-14 here.
-double gamma_q(double a, double x) {
-    if (x <= 0.0) return 1.0;
-    const double log_prefix = a * std::log(x) - x - std::lgamma(a);
-    if (x < a + 1.0) {
-        double term = 1.0 / a, sum = term;
-        for (int k = 1; k < 100000; ++k) {
-            term *= x / (a + k);
-            sum += term;
-            if (term < sum * 1e-17) break;
-        }
-        return 1.0 - sum * std::exp(log_prefix);
-    }
-    const double tiny = 1e-300;
-    double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
-    for (int k = 1; k < 100000; ++k) {
-        const double an = -k * (k - a);
-        b += 2.0;
-        d = an * d + b;
-        if (std::fabs(d) < tiny) d = tiny;
-        c = b + an / c;
-        if (std::fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        const double delta = d * c;
-        h *= delta;
-        if (std::fabs(delta - 1.0) < 1e-16) break;
-    }
-    return std::exp(log_prefix) * h;
-}
-
-double chi2_p_value(double statistic, int df) { return gamma_q(df / 2.0, statistic / 2.0); }
-
-struct ChiSquare {
-    double statistic = 0.0;
-    int df = -1;
-};
-
-// Cells with expected count 0 must be observed 0 (checked by the callers) and are skipped; adjacent
-// cells (in the given order) are merged until each has an expected count >= 5.
-ChiSquare chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
-    std::vector<double> obs, exp;
-    double o = 0.0, e = 0.0;
-    for (std::size_t i = 0; i < observed.size(); ++i) {
-        if (expected[i] == 0.0) continue;
-        o += observed[i];
-        e += expected[i];
-        if (e >= 5.0) {
-            obs.push_back(o);
-            exp.push_back(e);
-            o = e = 0.0;
-        }
-    }
-    if (e > 0.0) {
-        if (exp.empty()) {
-            obs.push_back(o);
-            exp.push_back(e);
-        } else {
-            obs.back() += o;
-            exp.back() += e;
-        }
-    }
-    ChiSquare r;
-    for (std::size_t i = 0; i < exp.size(); ++i) r.statistic += (obs[i] - exp[i]) * (obs[i] - exp[i]) / exp[i];
-    r.df = static_cast<int>(exp.size()) - 1;
-    return r;
-}
+using rsmc::test::chi2_p_value;
+using rsmc::test::chi_square;
+using rsmc::test::ChiSquare;
 
 // ---- weights --------------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@
 #include "framework/exact/uint128.hpp"
 #include "framework/rng/binomial.hpp"
 #include "framework/rng/stream.hpp"
+#include "tests/support/statistics.hpp"
 
 using rsmc::exact::u128;
 using rsmc::rng::binomial;
@@ -43,35 +44,8 @@ double chi2_quantile_999(int df) {
     return df * c * c * c;
 }
 
-struct ChiSquare {
-    double statistic;
-    int df;
-};
-
-// observed[i], expected[i]: counts in consecutive categories. Merges cells with expected < 5.
-ChiSquare chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
-    std::vector<double> obs, exp;
-    double o = 0.0, e = 0.0;
-    for (std::size_t i = 0; i < observed.size(); ++i) {
-        o += observed[i];
-        e += expected[i];
-        if (e >= 5.0) {
-            obs.push_back(o);
-            exp.push_back(e);
-            o = e = 0.0;
-        }
-    }
-    if (!exp.empty()) {
-        obs.back() += o;
-        exp.back() += e;
-    } else {
-        obs.push_back(o);
-        exp.push_back(e);
-    }
-    double stat = 0.0;
-    for (std::size_t i = 0; i < exp.size(); ++i) stat += (obs[i] - exp[i]) * (obs[i] - exp[i]) / exp[i];
-    return ChiSquare{stat, static_cast<int>(exp.size()) - 1};
-}
+using rsmc::test::chi_square;
+using rsmc::test::ChiSquare;
 
 // The exact Binomial(n, p) pmf on [lo, hi]: for a small mean by the recursion from f(0) =
 // (1 - p)^n, otherwise from the mode through lgamma and the recursion outwards in both directions.

@@ -1,0 +1,46 @@
+// Which kernel maps this rank's sample points on its slice of the exact roulette wheel to ancestors
+// (`--local-sampler`). The distributed part of resampling (exact weights, rank totals, which points
+// land on which rank) is the same for all of them.
+//
+//  search     prefix sums + binary search per point (kernels/inverse_cdf/upper_bound.hpp): the baseline
+//  forest     Cutpoint guide table + radix tree forest (kernels/inverse_cdf/radix_forest.hpp)
+//  butterfly  butterfly-patterned partial sums, W = 32 lanes (kernels/host/butterfly_table.hpp); its
+//             table holds 32 cells of 16 bytes per local particle
+//  alias      draws this rank's offspring count i.i.d. from a Vose alias table of its local weights
+//             (kernels/alias): O(1) per draw, but NOT an inverse CDF of the scheme's points
+//
+// search, forest and butterfly are monotonic inverse CDFs on exact integer weights: they return
+// bitwise identical indices, so filter results do not depend on the choice nor on the number of
+// ranks. alias keeps the scheme's per-rank offspring counts (so the ranks' shares are still exact)
+// but draws the ancestors inside a rank independently: statistically valid, deterministic for a
+// fixed number of ranks, not p-invariant. Result files record the sampler used.
+#pragma once
+
+#include <string>
+
+#include "framework/core/error.hpp"
+
+namespace rsmc {
+
+enum class LocalSampler { search, forest, butterfly, alias };
+
+inline const char* local_sampler_name(LocalSampler s) {
+  switch (s) {
+    case LocalSampler::search: return "search";
+    case LocalSampler::forest: return "forest";
+    case LocalSampler::butterfly: return "butterfly";
+    case LocalSampler::alias: return "alias";
+  }
+  return "unknown";
+}
+
+inline LocalSampler parse_local_sampler(const std::string& name) {
+  for (LocalSampler s : {LocalSampler::search, LocalSampler::forest, LocalSampler::butterfly, LocalSampler::alias})
+    if (name == local_sampler_name(s)) return s;
+  throw Error("--local-sampler: unknown sampler '" + name + "'; expected search, forest, butterfly or alias");
+}
+
+// Whether results with this sampler are bitwise identical for any number of ranks.
+inline bool is_p_invariant(LocalSampler s) { return s != LocalSampler::alias; }
+
+}  // namespace rsmc
