@@ -18,6 +18,7 @@
 #include "framework/resample/gather_root_resampler.hpp"
 #include "framework/resample/resample_stats.hpp"
 #include "framework/resample/roulette_resampler.hpp"
+#include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/rng/stream.hpp"
 
@@ -40,6 +41,7 @@ struct Plan {
   std::vector<Scheme> schemes;
   std::vector<Resampler> implementations;
   Weights weights = Weights::random;
+  LocalSampler local_sampler = LocalSampler::search;
   int repeats = 5;
   std::uint64_t seed = 1;
 };
@@ -144,6 +146,7 @@ Plan make_plan(const ResampleBench& b, int ranks) {
   } else {
     throw Error("--weights: unknown weight pattern '" + b.weights + "'; expected random, equal or skewed");
   }
+  plan.local_sampler = parse_local_sampler(b.local_sampler);
   if (b.repeats < 1 || b.repeats > 1000000)
     throw Error("--repeats: " + std::to_string(b.repeats) + " is not a valid repeat count; expected 1 to 1000000");
   plan.repeats = static_cast<int>(b.repeats);
@@ -185,13 +188,14 @@ double log_weight_of(Weights w, std::uint64_t seed, std::uint64_t gid, std::uint
 }
 
 ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<Space>& store,
-                            double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed) {
+                            double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed,
+                            LocalSampler sampler) {
   // As the bootstrap filter calls them (framework/engine/bootstrap_filter.hpp).
   switch (resampler) {
     case Resampler::roulette:
     case Resampler::roulette_algorithm1:
       return resample_roulette(comm, dist, store, max_log_weight, scheme,
-                               resampler == Resampler::roulette_algorithm1, seed, kStep);
+                               resampler == Resampler::roulette_algorithm1, seed, kStep, sampler);
     case Resampler::allgather:
     case Resampler::gather_root: {
       const double u = rng::Stream(seed, rng::Purpose::resample, kStep, 0).uniform();
@@ -307,6 +311,10 @@ void ResampleBench::add_to(CLI::App& app) {
                  "Log-weights: random (2 log u, u uniform from a counter-based stream keyed by the global id), "
                  "equal (all 0) or skewed (4 gid / N: offspring pile up on the high ranks)")
       ->capture_default_str();
+  app.add_option("--local-sampler", local_sampler,
+                 "The roulette resampler's local kernel: search, forest, butterfly or alias (rsmc filter "
+                 "--help); the other implementations always search")
+      ->capture_default_str();
   app.add_option("--repeats", repeats, "Timed resamplings per configuration; the median and the minimum are reported")
       ->capture_default_str();
   app.add_option("--seed", seed, "Seed of the weight and resampling streams, 0 <= seed < 2^56")->capture_default_str();
@@ -361,7 +369,10 @@ int ResampleBench::run(MPI_Comm comm) const {
                              "\",\"particles\":" + std::to_string(n) + ",\"ranks\":" + std::to_string(ranks) +
                              ",\"state_bytes\":" + std::to_string(bytes) + ",\"repeats\":" +
                              std::to_string(plan.repeats) + ",\"weights\":\"" + weights + "\",\"seed\":" +
-                             std::to_string(plan.seed);
+                             std::to_string(plan.seed) + ",\"local_sampler\":" +
+                             (resampler == Resampler::roulette
+                                  ? json_string(local_sampler_name(plan.local_sampler))
+                                  : std::string("null"));
           const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
 
           if (const char* reason = skip_reason(resampler, scheme)) {
@@ -383,7 +394,8 @@ int ResampleBench::run(MPI_Comm comm) const {
             if (!copy_destination.empty())
               sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
             seconds.push_back(timed(comm, [&] {
-              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed);
+              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed,
+                                    plan.local_sampler);
             }));
             if (root && verbose)
               std::fprintf(stderr, "  %s %s N = %llu: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",

@@ -26,6 +26,7 @@ struct ResampleBench {
   std::vector<std::string> schemes{"systematic"};  // multinomial, stratified, systematic, residual
   std::vector<std::string> implementations{"all"};
   std::string weights = "random";  // random | equal | skewed
+  std::string local_sampler = "search";  // the roulette resampler's local kernel
   long long repeats = 5;
   long long seed = 1;
   bool verbose = false;

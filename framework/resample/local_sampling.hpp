@@ -4,7 +4,9 @@
 // Inverse CDF (search, forest, butterfly): the rank's sample points, given as offsets from the start
 // of its slice of the exact wheel, each go to the particle whose interval [w_0 + .. + w_{i-1},
 // w_0 + .. + w_i) holds it. All three kernels compute exactly this map on integer weights, so the
-// counts are identical whichever is chosen.
+// counts are identical whichever is chosen. The kernel's table is built once from the weights; the
+// points are then streamed through it as the scheme generates them (no array of points), so the
+// work is O(local particles) to build plus the kernel's cost per point.
 //
 // Alias: `draws` ancestors drawn i.i.d. with probability w_i / sum(w) from a Vose alias table of the
 // weights, draw d with the stream (seed, resample, step, first_draw_id + d) (kernels/alias).
@@ -13,21 +15,124 @@
 // the fixed-point weights.
 #pragma once
 
+#include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "framework/core/error.hpp"
 #include "framework/exact/uint128.hpp"
 #include "framework/resample/local_sampler.hpp"
+#include "kernels/host/butterfly_table.hpp"
+#include "kernels/inverse_cdf/radix_forest.hpp"
+#include "kernels/inverse_cdf/upper_bound.hpp"
 
 namespace rsmc {
 
-// counts[i] += the number of `points` in particle i's interval. Weights: std::uint64_t fixed-point
-// weights, or exact::u128 (the residual wheel). `sampler` must be search, forest or butterfly; every
-// point must lie below the sum of the weights.
-void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<std::uint64_t>& weights,
-                            const std::vector<exact::u128>& points, std::vector<std::uint64_t>& counts);
-void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<exact::u128>& weights,
-                            const std::vector<exact::u128>& points, std::vector<std::uint64_t>& counts);
+namespace local_sampling_detail {
+
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+
+[[noreturn]] inline void past_the_end(LocalSampler sampler) {
+  throw Error(std::string("internal error: the ") + local_sampler_name(sampler) +
+              " local sampler mapped a point past the last particle");
+}
+
+// lower(i) = w_0 + .. + w_{i-1} (interval lower bounds, the forest's input); returns the total.
+template <class Weight>
+exact::u128 lower_bounds(const std::vector<Weight>& w, Kokkos::View<exact::u128*, Kokkos::HostSpace>& lower) {
+  lower = Kokkos::View<exact::u128*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::lower"),
+                                                        w.size());
+  exact::u128 run = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    lower(i) = run;
+    run += w[i];
+  }
+  return run;
+}
+
+template <class Ref, class Weight, class Generate>
+void forest_counts(const std::vector<Weight>& w, Generate&& generate, std::vector<std::uint64_t>& counts) {
+  Kokkos::View<exact::u128*, Kokkos::HostSpace> lower;
+  const exact::u128 total = lower_bounds(w, lower);
+  kernels::RadixForest<exact::u128, HostExec, Ref> forest;
+  forest.build(lower, total);
+  const auto search = forest.sampler();
+  const std::size_t n = w.size();
+  generate([&](exact::u128 point) {
+    const std::uint64_t i = search.index(point);
+    if (i >= n) past_the_end(LocalSampler::forest);
+    ++counts[i];
+  });
+}
+
+}  // namespace local_sampling_detail
+
+// counts[i] += the number of points in particle i's interval, for the points that
+// generate(emit) passes to emit(point) (offsets from the slice start, each below the sum of the
+// weights). Weights: std::uint64_t fixed-point weights, or exact::u128 (the residual wheel).
+// `sampler` must be search, forest or butterfly.
+template <class Weight, class Generate>
+void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, Generate&& generate,
+                            std::vector<std::uint64_t>& counts) {
+  using exact::u128;
+  namespace detail = local_sampling_detail;
+  const std::size_t n = w.size();
+  if (counts.size() != n) throw Error("internal error: offspring counts and weights differ in length");
+  switch (sampler) {
+    case LocalSampler::search: {
+      // Prefix sums, then a binary search per point; the points arrive sorted, so each search gallops
+      // from the previous point's ancestor (O(n + m) in all).
+      std::vector<u128> cumulative(n);
+      u128 run = 0;
+      for (std::size_t i = 0; i < n; ++i) cumulative[i] = run += w[i];
+      std::size_t hint = 0;
+      generate([&](u128 point) {
+        hint = kernels::upper_bound_index_from(cumulative.data(), n, hint, point);
+        if (hint >= n) detail::past_the_end(sampler);
+        ++counts[hint];
+      });
+      return;
+    }
+    case LocalSampler::forest:
+      if (n < (std::size_t(1) << 31))
+        detail::forest_counts<std::uint32_t>(w, generate, counts);
+      else
+        detail::forest_counts<std::uint64_t>(w, generate, counts);
+      return;
+    case LocalSampler::butterfly: {  // every lane holds the same distribution; points go in rounds of W
+      constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
+      if (n > kernels::host::kButterflyMaxK)
+        throw Error("--local-sampler butterfly: " + std::to_string(n) +
+                    " particles on one rank; the butterfly table takes at most 2^32 - 1");
+      const Weight* rows[W];
+      for (unsigned r = 0; r < W; ++r) rows[r] = w.data();
+      kernels::host::ButterflyWarpTable<u128, W> table;
+      table.build(rows, n);
+      u128 lane_points[W];
+      std::uint32_t lane_index[W];
+      unsigned filled = 0;
+      auto flush = [&] {
+        for (unsigned r = filled; r < W; ++r) lane_points[r] = 0;  // idle lanes; their draws are dropped
+        table.search(lane_points, lane_index);
+        for (unsigned r = 0; r < filled; ++r) {
+          if (lane_index[r] >= n) detail::past_the_end(sampler);
+          ++counts[lane_index[r]];
+        }
+        filled = 0;
+      };
+      generate([&](u128 point) {
+        lane_points[filled++] = point;
+        if (filled == W) flush();
+      });
+      if (filled > 0) flush();
+      return;
+    }
+    case LocalSampler::alias:
+      break;
+  }
+  throw Error("internal error: the alias sampler is not an inverse CDF of the scheme's points");
+}
 
 // counts[i] += the number of the `draws` alias draws that chose particle i.
 void add_alias_counts(const std::vector<std::uint64_t>& weights, std::uint64_t draws, std::uint64_t seed,

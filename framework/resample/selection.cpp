@@ -152,62 +152,62 @@ class EvenlySpacedPoints {
   std::uint64_t shared_;
 };
 
-// This rank's share of one draw: how many sample points landed on its slice, the points themselves
-// as offsets from the slice start (increasing; only when the local sampler needs them), and the
-// number of points on lower ranks (the new id of its first offspring).
-struct RankPoints {
-  std::uint64_t first_id = 0;
-  std::uint64_t count = 0;
-  std::vector<u128> points;
-};
-
-bool needs_points(LocalSampler sampler) { return sampler != LocalSampler::alias; }
-
-// Systematic and stratified: the rank's points are the samples j with P_j in its slice.
-RankPoints evenly_spaced_points(const SelectionInputs& in, bool stratified) {
-  const EvenlySpacedPoints points(in, stratified);
-  RankPoints r;
-  r.first_id = points.first_at_or_above(in.wheel.below);
-  r.count = points.first_at_or_above(in.wheel.below + in.wheel.local) - r.first_id;
-  if (needs_points(in.sampler)) {
-    r.points.reserve(r.count);
-    points.for_each(r.first_id, r.first_id + r.count, [&](u128 point) { r.points.push_back(point - in.wheel.below); });
-  }
-  return r;
-}
-
-// Multinomial: `samples` i.i.d. points on a wheel [0, total) generated sorted, those in this rank's
-// slice [below, below + local).
-RankPoints multinomial_points(const SelectionInputs& in, u128 below, u128 local, u128 total, std::uint64_t samples) {
-  RankPoints r;
-  const bool keep = needs_points(in.sampler);
-  r.first_id = sorted_multinomial_points(in.seed, in.step, samples, total, below, below + local, [&](u128 point) {
-    ++r.count;
-    if (keep) r.points.push_back(point - below);
-  });
-  return r;
-}
-
-// Offspring counts from the rank's points with the configured local sampler, added to s.counts.
-// `weights` are those the points were drawn on (the fixed weights, or the residuals).
-template <class Weight>
-void add_local_counts(const SelectionInputs& in, const std::vector<Weight>& weights, const RankPoints& r,
-                      Selection& s) {
+// Offspring counts from the rank's points with the configured local sampler, added to s.counts;
+// s.first_id and s.offspring must be set (by the time generate has run, for the inverse CDFs).
+// `weights` are those the points were drawn on (the fixed weights, or the residuals); generate(emit)
+// passes every point of the rank, as an offset from its slice start, in increasing order.
+template <class Weight, class Generate>
+void add_local_counts(const SelectionInputs& in, const std::vector<Weight>& weights, Selection& s,
+                      Generate&& generate) {
   if (in.sampler == LocalSampler::alias) {
     // Draw ids N + (new id of the draw): apart from every id a scheme's points use (< N).
-    add_alias_counts(*in.fixed_weights, r.count, in.seed, in.step, in.samples + s.first_id, s.counts);
+    add_alias_counts(*in.fixed_weights, s.offspring, in.seed, in.step, in.samples + s.first_id, s.counts);
   } else {
-    add_inverse_cdf_counts(in.sampler, weights, r.points, s.counts);
+    add_inverse_cdf_counts(in.sampler, weights, generate, s.counts);
   }
 }
 
-// The selection of schemes whose points lie on the wheel of the fixed weights themselves.
-Selection select_on_fixed_weights(const SelectionInputs& in, const RankPoints& r) {
+// Systematic and stratified: the rank's points are the samples j with P_j in its slice, and their
+// number is known in closed form.
+Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
+  const EvenlySpacedPoints points(in, stratified);
   Selection s;
   s.counts.assign(in.fixed_weights->size(), 0);
-  s.first_id = r.first_id;
-  s.offspring = r.count;
-  add_local_counts(in, *in.fixed_weights, r, s);
+  s.first_id = points.first_at_or_above(in.wheel.below);
+  const std::uint64_t end = points.first_at_or_above(in.wheel.below + in.wheel.local);
+  s.offspring = end - s.first_id;
+  add_local_counts(in, *in.fixed_weights, s, [&](auto&& emit) {
+    points.for_each(s.first_id, end, [&](u128 point) { emit(point - in.wheel.below); });
+  });
+  return s;
+}
+
+// Multinomial: `samples` i.i.d. points on a wheel [0, total), generated sorted; those in this rank's
+// slice [below, below + local) are added to s.offspring and, for the inverse CDFs, mapped to
+// ancestors. Returns the number of points below the slice. (The alias sampler needs the count
+// before it draws: a counting pass first.)
+template <class Weight>
+std::uint64_t multinomial_share(const SelectionInputs& in, const std::vector<Weight>& weights, u128 below, u128 local,
+                                u128 total, std::uint64_t samples, Selection& s) {
+  auto points = [&](auto&& emit) {
+    return sorted_multinomial_points(in.seed, in.step, samples, total, below, below + local, [&](u128 point) {
+      ++s.offspring;
+      emit(point - below);
+    });
+  };
+  std::uint64_t first = 0;
+  if (in.sampler == LocalSampler::alias)
+    first = points([](u128) {});
+  else
+    add_inverse_cdf_counts(in.sampler, weights, [&](auto&& emit) { first = points(emit); }, s.counts);
+  return first;
+}
+
+Selection select_multinomial(const SelectionInputs& in) {
+  Selection s;
+  s.counts.assign(in.fixed_weights->size(), 0);
+  s.first_id = multinomial_share(in, *in.fixed_weights, in.wheel.below, in.wheel.local, in.wheel.total, in.samples, s);
+  if (in.sampler == LocalSampler::alias) add_local_counts(in, *in.fixed_weights, s, [](auto&&) {});
   return s;
 }
 
@@ -236,15 +236,16 @@ Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
   const exact::ScanTotal floor_scan = exact::exclusive_scan_total(floors, comm);
   const exact::ScanTotal residual_scan = exact::exclusive_scan_total(residual_local, comm);
   const std::uint64_t remaining = in.samples - static_cast<std::uint64_t>(floor_scan.total);
-  RankPoints r;
-  if (remaining > 0) r = multinomial_points(in, residual_scan.below, residual_local, residual_scan.total, remaining);
-  s.first_id = static_cast<std::uint64_t>(floor_scan.below) + r.first_id;
-  s.offspring = floors + r.count;
+  s.offspring = floors;
+  std::uint64_t residual_below = 0;
+  if (remaining > 0)
+    residual_below = multinomial_share(in, residual, residual_scan.below, residual_local, residual_scan.total,
+                                       remaining, s);
+  s.first_id = static_cast<std::uint64_t>(floor_scan.below) + residual_below;
   if (in.sampler == LocalSampler::alias) {
     std::fill(s.counts.begin(), s.counts.end(), 0);
-    r.count = s.offspring;
+    add_local_counts(in, w, s, [](auto&&) {});
   }
-  add_local_counts(in, residual, r, s);
   return s;
 }
 
@@ -254,11 +255,9 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
   switch (scheme) {
-    case Scheme::systematic: return select_on_fixed_weights(in, evenly_spaced_points(in, false));
-    case Scheme::stratified: return select_on_fixed_weights(in, evenly_spaced_points(in, true));
-    case Scheme::multinomial:
-      return select_on_fixed_weights(
-          in, multinomial_points(in, in.wheel.below, in.wheel.local, in.wheel.total, in.samples));
+    case Scheme::systematic: return select_evenly_spaced(in, false);
+    case Scheme::stratified: return select_evenly_spaced(in, true);
+    case Scheme::multinomial: return select_multinomial(in);
     case Scheme::residual: return select_residual(in, comm);
   }
   throw Error("select_offspring: unknown scheme");

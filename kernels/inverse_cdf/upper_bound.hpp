@@ -26,6 +26,25 @@ RSMC_HOST_DEVICE std::size_t upper_bound_index(const K* cumulative, std::size_t 
   return lo;
 }
 
+// The same index for a u known to satisfy C[hint - 1] <= u (hint = 0: no knowledge), found by
+// galloping from `hint` (steps 1, 2, 4, .. until C[hint + step - 1] > u), then a binary search inside
+// the bracket: O(log distance) instead of O(log n). For sorted queries (a rank's sample points) pass
+// the previous result as the hint: the whole batch then costs O(n + m) comparisons.
+template <class K>
+RSMC_HOST_DEVICE std::size_t upper_bound_index_from(const K* cumulative, std::size_t n, std::size_t hint, K u) {
+  std::size_t lo = hint, step = 1;  // invariant: C[lo - 1] <= u
+  while (lo < n && !(cumulative[lo] > u)) {
+    const std::size_t probe = lo + step < n ? lo + step : n;
+    if (probe < n && !(cumulative[probe] > u)) {
+      lo = probe + 1;
+      step *= 2;
+    } else {
+      return lo + 1 + upper_bound_index(cumulative + lo + 1, probe - lo - 1, u);
+    }
+  }
+  return lo;
+}
+
 // The double table, spelled out so that arguments convertible to double (e.g. an integer literal
 // point) still find it.
 RSMC_HOST_DEVICE std::size_t upper_bound_index(const double* cumulative, std::size_t n, double u) {

@@ -25,6 +25,7 @@
 #include "framework/resample/selection.hpp"
 #include "framework/rng/binomial.hpp"
 #include "framework/rng/stream.hpp"
+#include "kernels/inverse_cdf/upper_bound.hpp"
 #include "tests/support/statistics.hpp"
 
 namespace {
@@ -96,7 +97,8 @@ void check_exactness() {
     const auto expected = walk_counts(w, points);
     for (LocalSampler sampler : kInverseCdf) {
       std::vector<std::uint64_t> counts(w.size(), 0);
-      rsmc::add_inverse_cdf_counts(sampler, w, points, counts);
+      rsmc::add_inverse_cdf_counts(
+          sampler, w, [&](auto&& emit) { for (u128 p : points) emit(p); }, counts);
       INFO(rsmc::local_sampler_name(sampler) << ", n = " << w.size() << ", weight bytes " << sizeof(Weight));
       CHECK(counts == expected);
     }
@@ -165,6 +167,23 @@ std::vector<std::uint64_t> test_weights(std::size_t n) {
 TEST_CASE("search, forest and butterfly map every point to the same particle", "[resample][local_sampler]") {
   check_exactness<std::uint64_t>();
   check_exactness<u128>();
+}
+
+TEST_CASE("upper_bound_index_from equals upper_bound_index for every valid hint", "[resample][local_sampler]") {
+  rsmc::rng::Stream s(99, rsmc::rng::Purpose::model, 2, 0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + s.integer(300);
+    std::vector<std::uint64_t> c(n);
+    std::uint64_t run = 0;
+    for (auto& x : c) x = run += s.integer(3) == 0 ? 0 : s.integer(1000);  // zero-width runs included
+    for (int q = 0; q < 50; ++q) {
+      const std::uint64_t u = s.integer(run + 2);  // up to run + 1: past the end too
+      const std::size_t answer = rsmc::kernels::upper_bound_index(c.data(), n, u);
+      const std::size_t hint = s.integer(answer + 1);  // any hint with C[hint - 1] <= u
+      INFO("n = " << n << ", u = " << u << ", hint = " << hint);
+      CHECK(rsmc::kernels::upper_bound_index_from(c.data(), n, hint, u) == answer);
+    }
+  }
 }
 
 TEST_CASE("select_offspring gives identical selections with search, forest and butterfly", "[resample][local_sampler]") {
