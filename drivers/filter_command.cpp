@@ -3,15 +3,18 @@
 #include <chrono>
 #include <fstream>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <optional>
 #include <sstream>
 
+#include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/version.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
 
@@ -49,6 +52,19 @@ void FilterCommand::add_to(CLI::App& app) {
   app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
                                          "means and variances, resampling flags)");
   app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error)");
+  app.add_option("--checkpoint-every", checkpoint_every,
+                 "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
+                 "checkpoints and stops with exit code 75)")
+      ->capture_default_str();
+  app.add_option("--checkpoint-dir", checkpoint_dir,
+                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing)")
+      ->capture_default_str();
+  app.add_option("--keep-checkpoints", keep_checkpoints, "How many of the newest checkpoints to keep (>= 1)")
+      ->capture_default_str();
+  app.add_option("--restart", restart,
+                 "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
+                 "ranks; give the original run's options: a run that differs in a way that changes results is "
+                 "refused");
   app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
 }
 
@@ -67,6 +83,52 @@ std::string FilterCommand::configuration_text(int ranks, int resolved_steps) con
   return out.str();
 }
 
+std::string FilterCommand::identity_text(const std::string& parameters, int state_dim, int ranks,
+                                         std::uint64_t data_hash) const {
+  std::ostringstream out;
+  out << "model = \"" << model << "\"\n"
+      << "parameters = \"" << parameters << "\"\n"
+      << "state_dim = " << state_dim << "\n"
+      << "particles = " << particles << "\n"
+      << "seed = " << seed << "\n"
+      << "ess_threshold = " << std::setprecision(17) << ess_threshold << "\n"
+      << "resampling = \"" << resampling << "\"\n"
+      << "resampler = \"" << resampler << "\"\n"
+      << "local_sampler = \"" << local_sampler << "\"\n"
+      << "observations_hash = " << data_hash << "\n";
+  // The alias sampler's results depend on the rank count: a continuation must keep it.
+  if (local_sampler == "alias") out << "ranks = " << ranks << "\n";
+  return out.str();
+}
+
+namespace {
+
+// A hash of the observations of steps 1..steps (the data a checkpoint has consumed).
+std::uint64_t observations_hash(const Observations& y, int steps) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the bytes of the values
+  const std::size_t n = static_cast<std::size_t>(steps) * static_cast<std::size_t>(y.dim);
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(y.values.data());
+  for (std::size_t i = 0; i < n * sizeof(double); ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+  return h;
+}
+
+// The first line of `expected` that `actual` does not have, as "key: checkpoint has X, this run Y".
+std::string first_difference(const std::string& in_checkpoint, const std::string& in_run) {
+  std::istringstream a(in_checkpoint), b(in_run);
+  std::string la, lb;
+  while (true) {
+    const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+    if (!ga && !gb) return "";
+    if (la != lb || ga != gb) {
+      const std::string key = (ga ? la : lb).substr(0, (ga ? la : lb).find(" ="));
+      return key + ": the checkpoint has '" + (ga ? la : std::string("nothing")) + "', this run '" +
+             (gb ? lb : std::string("nothing")) + "'";
+    }
+  }
+}
+
+}  // namespace
+
 int FilterCommand::run(MPI_Comm comm) const {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -79,6 +141,7 @@ int FilterCommand::run(MPI_Comm comm) const {
     FilterOptions options;
     Observations observations;
     int resolved_steps = 0;
+    std::string restart_path;
     // Everything that can be wrong with the input is found here, before anything is written.
     run_collectively(comm, [&] {
       if (particles < 1)
@@ -111,7 +174,42 @@ int FilterCommand::run(MPI_Comm comm) const {
       }
       if (!output.empty() && !overwrite && std::ifstream(output).good())
         throw Error("--output: " + output + " already exists; pass --overwrite to replace it");
+      if (checkpoint_every < 0)
+        throw Error("--checkpoint-every: " + std::to_string(checkpoint_every) + " is negative; expected K >= 0");
+      if (keep_checkpoints < 1)
+        throw Error("--keep-checkpoints: " + std::to_string(keep_checkpoints) + " is not valid; expected K >= 1");
+      if (checkpoint_dir.empty()) throw Error("--checkpoint-dir: empty; expected a directory");
+      if (restart == "latest") {
+        const auto found = list_checkpoints(checkpoint_dir);
+        if (found.empty())
+          throw Error("--restart latest: no checkpoint-<step>.h5 in --checkpoint-dir '" + checkpoint_dir + "'");
+        restart_path = found.back();
+      } else {
+        restart_path = restart;
+      }
     });
+
+    // A restart: the checkpoint must belong to this run (everything that changes results matches).
+    RunProgress progress;
+    CheckpointInfo restart_info;
+    if (!restart_path.empty()) {
+      CheckpointContents header = read_checkpoint_header(comm, restart_path);
+      run_collectively(comm, [&] {
+        const std::string what = "--restart: checkpoint '" + restart_path + "'";
+        if (header.info.model != Model::name)
+          throw Error(what + " is of model '" + header.info.model + "', not '" + model + "'");
+        if (header.progress.step > resolved_steps)
+          throw Error(what + " is at step " + std::to_string(header.progress.step) + ", beyond the " +
+                      std::to_string(resolved_steps) + " steps of this run");
+        const std::string mismatch = first_difference(
+            header.info.identity,
+            identity_text(model_instance.params().describe(), model_instance.state_dim(), ranks,
+                          observations_hash(observations, header.progress.step)));
+        if (!mismatch.empty()) throw Error(what + " belongs to another run; " + mismatch);
+      });
+      progress = std::move(header.progress);
+      restart_info = std::move(header.info);
+    }
 
     if (talk) {
       std::printf("rsmc %s filter: model %s (state dim %d), %llu particles on %d rank%s, %d steps, seed %llu\n",
@@ -127,8 +225,77 @@ int FilterCommand::run(MPI_Comm comm) const {
     }
 
     const auto start = std::chrono::steady_clock::now();
+    install_checkpoint_signals();
     BootstrapFilter<Model> filter(comm, model_instance, options);
-    const FilterResult result = filter.run(observations, resolved_steps);
+    if (restart_path.empty()) {
+      progress = filter.start();
+    } else {
+      auto& store = filter.particles_mut();
+      const CheckpointBlock block =
+          read_checkpoint_block(comm, restart_path, restart_info, store.first_id, store.size());
+      auto state = Kokkos::create_mirror_view(store.state);
+      auto log_weight = Kokkos::create_mirror_view(store.log_weight);
+      for (std::uint64_t i = 0; i < block.count; ++i) {
+        for (int c = 0; c < store.state_dim(); ++c) state(i, c) = block.state[c * block.count + i];
+        log_weight(i) = block.log_weight[i];
+      }
+      Kokkos::deep_copy(store.state, state);
+      Kokkos::deep_copy(store.log_weight, log_weight);
+      filter.resume(progress);
+      if (talk) std::printf("restarted from %s at step %d\n", restart_path.c_str(), progress.step);
+    }
+
+    // Writes a checkpoint of the current progress and keeps the newest --keep-checkpoints.
+    auto checkpoint = [&] {
+      run_on_root(comm, [&] { std::filesystem::create_directories(checkpoint_dir); });
+      CheckpointInfo info;
+      info.particles = static_cast<std::uint64_t>(particles);
+      info.state_dim = model_instance.state_dim();
+      info.model = Model::name;
+      info.parameters = model_instance.params().describe();
+      info.identity = identity_text(info.parameters, info.state_dim, ranks, observations_hash(observations, progress.step));
+      info.configuration = configuration_text(ranks, resolved_steps);
+      const auto& store = filter.particles();
+      auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.state);
+      auto log_weight = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.log_weight);
+      CheckpointBlock block;
+      block.first_id = store.first_id;
+      block.count = store.size();
+      block.state.assign(state.data(), state.data() + block.count * store.state_dim());
+      block.log_weight.assign(log_weight.data(), log_weight.data() + block.count);
+      const std::string path = (std::filesystem::path(checkpoint_dir) / checkpoint_name(progress.step)).string();
+      write_checkpoint(comm, path, info, progress, block);
+      run_on_root(comm, [&] {
+        const auto all = list_checkpoints(checkpoint_dir);
+        for (std::size_t k = 0; k + static_cast<std::size_t>(keep_checkpoints) < all.size(); ++k)
+          std::filesystem::remove(all[k]);
+        // Temporary files of runs killed while writing (never complete checkpoints).
+        for (const auto& entry : std::filesystem::directory_iterator(checkpoint_dir)) {
+          const std::string name = entry.path().filename().string();
+          if (name.rfind(".checkpoint-", 0) == 0 && name.size() > 7 && name.substr(name.size() - 7) == ".h5.tmp")
+            std::filesystem::remove(entry.path());
+        }
+      });
+      if (talk) {
+        std::printf("checkpoint: %s (step %d)\n", path.c_str(), progress.step);
+        std::fflush(stdout);
+      }
+    };
+
+    while (progress.step < resolved_steps) {
+      filter.advance(progress, observations);
+      if (const int signal = checkpoint_requested(comm)) {
+        checkpoint();
+        if (talk)
+          std::printf("stopping after step %d on signal %d; restart with --restart latest (exit code %d)\n",
+                      progress.step, signal, kExitCheckpointed);
+        exit_code = kExitCheckpointed;
+        return;
+      }
+      if (checkpoint_every > 0 && progress.step % checkpoint_every == 0)
+        checkpoint();
+    }
+    const FilterResult result = filter.finish(progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::optional<double> exact;

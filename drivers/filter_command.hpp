@@ -22,6 +22,10 @@ struct FilterCommand {
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
   bool quiet = false;
+  long long checkpoint_every = 0;          // steps between checkpoints; 0: only on a signal
+  std::string checkpoint_dir = "checkpoints";
+  long long keep_checkpoints = 2;          // the newest K checkpoints are kept
+  std::string restart;                     // a checkpoint file, or "latest" (in checkpoint_dir)
   CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
 
   static constexpr int kDefaultSimulatedSteps = 50;
@@ -29,6 +33,8 @@ struct FilterCommand {
   void add_to(CLI::App& app);
   int run(MPI_Comm comm) const;  // returns the exit code; throws rsmc::Error on bad input
   std::string configuration_text(int ranks, int resolved_steps) const;
+  // The `key = value` lines a checkpoint must share with a run that continues it.
+  std::string identity_text(const std::string& parameters, int state_dim, int ranks, std::uint64_t data_hash) const;
 };
 
 }  // namespace rsmc::drivers

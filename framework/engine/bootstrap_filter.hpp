@@ -22,6 +22,7 @@
 #include "framework/core/error.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
+#include "framework/engine/run_progress.hpp"
 #include "framework/exact/exact_reduce.hpp"
 #include "framework/exact/exact_sum_mpi.hpp"
 #include "framework/model/observations.hpp"
@@ -94,38 +95,75 @@ class BootstrapFilter {
   // Runs steps 1..steps of `observations` (or all of them when steps <= 0) from a fresh start.
   FilterResult run(const Observations& observations, int steps = 0) {
     if (steps <= 0) steps = observations.steps;
+    check_observations(observations, steps);
+    RunProgress progress = start();
+    while (progress.step < steps) advance(progress, observations);
+    return finish(progress);
+  }
+
+  // The pieces of run(), for drivers that checkpoint between steps:
+  //   start()                 initialises the particles; progress at step 0
+  //   advance(progress, y)    filters step progress.step + 1 and records it in progress
+  //   finish(progress)        the result of the steps so far, with the exact log-likelihood
+  // A run restored from a checkpoint loads the particles into particles_mut(), then calls
+  // resume(progress) and continues with advance().
+  RunProgress start() {
+    initialise();
+    RunProgress progress;
+    progress.log_total_weight = log_total_weight_;
+    progress.log_likelihood.clear();
+    progress.result.state_dim = model_.state_dim();
+    return progress;
+  }
+
+  void advance(RunProgress& progress, const Observations& observations) {
+    const int t = progress.step + 1;
+    check_observations(observations, t);
+    if (progress.log_total_weight != log_total_weight_)
+      throw Error("internal error: advance() was given the progress of another run (call resume() first)");
+    const StepSummary s = step(t, observations.missing(t) ? nullptr : observations.row(t));
+    FilterResult& result = progress.result;
+    result.steps = t;
+    result.ess.push_back(s.ess);
+    result.log_likelihood_increment.push_back(s.log_likelihood_increment);
+    result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
+    result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
+    result.resampled.push_back(s.resampled ? 1 : 0);
+    result.traffic.particles_moved.push_back(s.resample_stats.particles_moved);
+    result.traffic.bytes_moved.push_back(s.resample_stats.bytes_moved);
+    result.traffic.messages.push_back(s.resample_stats.messages);
+    result.traffic.max_partners.push_back(s.resample_stats.max_partners);
+    result.traffic.minimum_moves.push_back(s.resample_stats.minimum_moves);
+    progress.log_likelihood.add(s.log_likelihood_increment);
+    progress.log_total_weight = log_total_weight_;
+    progress.step = t;
+  }
+
+  FilterResult finish(const RunProgress& progress) const {
+    FilterResult result = progress.result;
+    result.log_likelihood = progress.log_likelihood.to_double();
+    return result;
+  }
+
+  // Continues from a checkpoint: the particles must already be in particles_mut().
+  void resume(const RunProgress& progress) {
+    if (progress.result.state_dim != model_.state_dim() || progress.result.steps != progress.step)
+      throw Error("internal error: resume() was given an inconsistent run progress");
+    log_total_weight_ = progress.log_total_weight;
+  }
+
+  ParticleStore<memory_space>& particles_mut() { return store_; }
+
+ private:
+  void check_observations(const Observations& observations, int steps) const {
     if (steps > observations.steps)
       throw Error("requested " + std::to_string(steps) + " steps but the data has only " +
                   std::to_string(observations.steps));
     if (observations.dim != model_.obs_dim())
       throw Error("observations have " + std::to_string(observations.dim) + " components but model " + Model::name +
                   " expects " + std::to_string(model_.obs_dim()));
-    const int d = model_.state_dim();
-    FilterResult result;
-    result.steps = steps;
-    result.state_dim = d;
-    exact::ExactSum total;
-    total.clear();
-    initialise();
-    for (int t = 1; t <= steps; ++t) {
-      const StepSummary s = step(t, observations.missing(t) ? nullptr : observations.row(t));
-      result.ess.push_back(s.ess);
-      result.log_likelihood_increment.push_back(s.log_likelihood_increment);
-      result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
-      result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
-      result.resampled.push_back(s.resampled ? 1 : 0);
-      result.traffic.particles_moved.push_back(s.resample_stats.particles_moved);
-      result.traffic.bytes_moved.push_back(s.resample_stats.bytes_moved);
-      result.traffic.messages.push_back(s.resample_stats.messages);
-      result.traffic.max_partners.push_back(s.resample_stats.max_partners);
-      result.traffic.minimum_moves.push_back(s.resample_stats.minimum_moves);
-      total.add(s.log_likelihood_increment);
-    }
-    result.log_likelihood = total.to_double();
-    return result;
   }
 
- private:
   static int comm_size(MPI_Comm comm) {
     int p = 0;
     MPI_Comm_size(comm, &p);

@@ -23,4 +23,17 @@ struct FilterResult {
   } traffic;
 };
 
+// The traffic series by name (the names of the result file's /resampling_traffic datasets).
+struct TrafficField {
+  const char* name;
+  std::vector<std::uint64_t> FilterResult::Traffic::*member;
+};
+inline constexpr TrafficField kTrafficFields[] = {
+    {"particles_moved", &FilterResult::Traffic::particles_moved},
+    {"bytes_moved", &FilterResult::Traffic::bytes_moved},
+    {"messages", &FilterResult::Traffic::messages},
+    {"max_partners", &FilterResult::Traffic::max_partners},
+    {"minimum_moves", &FilterResult::Traffic::minimum_moves},
+};
+
 }  // namespace rsmc

@@ -22,17 +22,6 @@ using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, crea
 constexpr const char* kTrafficGroup = "resampling_traffic";
 constexpr const char* kTrafficNote =
     "communication of each resampling; depends on the number of ranks, unlike every other dataset";
-struct TrafficField {
-  const char* name;
-  std::vector<std::uint64_t> FilterResult::Traffic::*member;
-};
-constexpr TrafficField kTrafficFields[] = {
-    {"particles_moved", &FilterResult::Traffic::particles_moved},
-    {"bytes_moved", &FilterResult::Traffic::bytes_moved},
-    {"messages", &FilterResult::Traffic::messages},
-    {"max_partners", &FilterResult::Traffic::max_partners},
-    {"minimum_moves", &FilterResult::Traffic::minimum_moves},
-};
 
 std::string shape_text(const std::vector<hsize_t>& dims) {
   if (dims.empty()) return "scalar";

@@ -1,0 +1,21 @@
+// SIGTERM and SIGUSR1 ask a running filter to checkpoint and stop (what SLURM sends before a time
+// limit or a pre-emption). The handler only sets a flag; the filter looks at it between steps, all
+// ranks together (checkpoint_requested is collective), so every rank stops after the same step.
+#pragma once
+
+#include <mpi.h>
+
+namespace rsmc::drivers {
+
+// The exit code of a run that stopped on a signal after writing a checkpoint: "checkpointed,
+// restart me" (EX_TEMPFAIL of sysexits.h). Job scripts requeue on it.
+constexpr int kExitCheckpointed = 75;
+
+// Installs the handlers (idempotent). Until then the signals keep their default action.
+void install_checkpoint_signals();
+
+// Collective over `comm`: whether any rank has received SIGTERM or SIGUSR1; the signal number
+// (the largest one received on any rank), or 0.
+int checkpoint_requested(MPI_Comm comm);
+
+}  // namespace rsmc::drivers

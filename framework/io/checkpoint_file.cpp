@@ -1,0 +1,492 @@
+#include "framework/io/checkpoint_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "framework/core/error.hpp"
+#include "framework/io/hdf5_util.hpp"
+
+namespace rsmc {
+namespace {
+
+using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, create_untimed_plist
+
+constexpr int kExactWords = exact::ExactSum::kLimbs + 3 + 1;  // limbs, non-finite counts, pending
+
+// ---- hashing (splitmix64 finaliser chained over 64-bit words) ----
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+std::uint64_t bits_of(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Sum over this rank's particles of hash(global id, state components, log-weight).
+std::uint64_t block_checksum(const CheckpointBlock& b, int d) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < b.count; ++i) {
+    std::uint64_t h = mix(0x5eedULL, b.first_id + i);
+    for (int c = 0; c < d; ++c) h = mix(h, bits_of(b.state[static_cast<std::size_t>(c) * b.count + i]));
+    sum += mix(h, bits_of(b.log_weight[i]));
+  }
+  return sum;
+}
+
+// The exact log-likelihood accumulator as plain words, and back.
+std::vector<std::int64_t> exact_words(exact::ExactSum s) {
+  s.normalize();
+  std::vector<std::int64_t> w(s.limb, s.limb + exact::ExactSum::kLimbs);
+  w.insert(w.end(), s.nonfinite, s.nonfinite + 3);
+  w.push_back(static_cast<std::int64_t>(s.pending));
+  return w;
+}
+exact::ExactSum exact_from_words(const std::vector<std::int64_t>& w) {
+  exact::ExactSum s{};
+  std::copy(w.begin(), w.begin() + exact::ExactSum::kLimbs, s.limb);
+  std::copy(w.begin() + exact::ExactSum::kLimbs, w.begin() + exact::ExactSum::kLimbs + 3, s.nonfinite);
+  s.pending = static_cast<decltype(s.pending)>(w.back());
+  return s;
+}
+
+// The per-step series of the progress, by name (the result file's names).
+struct DoubleSeries {
+  const char* name;
+  std::vector<double> FilterResult::*member;
+  bool per_component;
+};
+constexpr DoubleSeries kDoubleSeries[] = {
+    {"ess", &FilterResult::ess, false},
+    {"log_likelihood_increment", &FilterResult::log_likelihood_increment, false},
+    {"filtered_mean", &FilterResult::mean, true},
+    {"filtered_variance", &FilterResult::variance, true},
+};
+
+std::uint64_t progress_checksum(const RunProgress& p) {
+  std::uint64_t h = mix(0x9e0ULL, static_cast<std::uint64_t>(p.step));
+  h = mix(h, bits_of(p.log_total_weight));
+  for (const DoubleSeries& s : kDoubleSeries)
+    for (double x : p.result.*s.member) h = mix(h, bits_of(x));
+  for (std::uint8_t r : p.result.resampled) h = mix(h, r);
+  for (const TrafficField& s : kTrafficFields)
+    for (std::uint64_t x : p.result.traffic.*s.member) h = mix(h, x);
+  for (std::int64_t w : exact_words(p.log_likelihood)) h = mix(h, static_cast<std::uint64_t>(w));
+  return h;
+}
+
+// ---- small HDF5 pieces ----
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw Error(message);
+}
+
+hid_t create_group(hid_t file, const char* name, const std::string& fail) {
+  Hid gcpl(create_untimed_plist(H5P_GROUP_CREATE), H5Pclose);
+  const hid_t g = gcpl.valid() ? H5Gcreate2(file, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT) : -1;
+  require(g >= 0, fail + " (cannot create group '" + name + "')");
+  return g;
+}
+
+// Creates a dataset (collectively); rank 0 writes all of `data` (independent I/O).
+void write_small(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
+                 const std::vector<hsize_t>& dims, const void* data, bool writer, const std::string& fail) {
+  Hid space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+  Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
+  require(space.valid() && dcpl.valid(), fail + " (cannot create dataset '" + name + "')");
+  Hid dset(H5Dcreate2(location, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  require(dset.valid(), fail + " (cannot create dataset '" + name + "')");
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  if (writer && n > 0)
+    require(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0,
+            fail + " (cannot write dataset '" + name + "'; disk full?)");
+  require(dset.close(), fail + " (cannot close dataset '" + name + "')");
+}
+
+// Creates a (rows x N) or (N) dataset and writes this rank's columns [first, first + count) collectively.
+void write_block(hid_t location, const char* name, hid_t file_type, hid_t mem_type, hsize_t rows, hsize_t n,
+                 hsize_t first, hsize_t count, const void* data, const std::string& fail) {
+  const bool two_d = rows > 0;
+  const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
+  Hid space(H5Screate_simple(two_d ? 2 : 1, two_d ? dims : dims + 1, nullptr), H5Sclose);
+  Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
+  require(space.valid() && dcpl.valid(), fail + " (cannot create dataset '" + name + "')");
+  Hid dset(H5Dcreate2(location, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  require(dset.valid(), fail + " (cannot create dataset '" + name + "')");
+  Hid memory(H5Screate_simple(two_d ? 2 : 1, two_d ? extent : extent + 1, nullptr), H5Sclose);
+  require(memory.valid(), fail + " (cannot select this rank's block of '" + name + "')");
+  if (count > 0) {
+    require(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
+                                two_d ? extent : extent + 1, nullptr) >= 0,
+            fail + " (cannot select this rank's block of '" + name + "')");
+  } else {
+    H5Sselect_none(space.get());
+    H5Sselect_none(memory.get());
+  }
+  Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  require(dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0,
+          fail + " (cannot set up collective I/O)");
+  require(H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), dxpl.get(), data) >= 0,
+          fail + " (cannot write dataset '" + name + "'; disk full?)");
+  require(dset.close(), fail + " (cannot close dataset '" + name + "')");
+}
+
+void write_attribute(hid_t location, const char* name, hid_t file_type, hid_t mem_type, const void* data,
+                     const std::string& fail) {
+  Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
+  Hid attr(scalar.valid() ? H5Acreate2(location, name, file_type, scalar.get(), H5P_DEFAULT, H5P_DEFAULT) : -1,
+           H5Aclose);
+  require(attr.valid() && H5Awrite(attr.get(), mem_type, data) >= 0 && attr.close(),
+          fail + " (cannot write attribute '" + name + "')");
+}
+void write_text_attribute(hid_t location, const char* name, const std::string& value, const std::string& fail) {
+  // Fixed-length strings: identical on every rank, which parallel HDF5 requires of attributes.
+  Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+  require(type.valid() && H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)) >= 0 &&
+              H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0,
+          fail + " (cannot make a string type)");
+  std::string padded = value;
+  padded.resize(std::max<std::size_t>(value.size(), 1), '\0');
+  write_attribute(location, name, type.get(), type.get(), padded.data(), fail);
+}
+
+// Reading.
+void read_attribute(hid_t location, const char* name, hid_t mem_type, void* out, const std::string& what) {
+  const htri_t exists = H5Aexists(location, name);
+  require(exists > 0, what + ": no attribute '" + name + "'; not an rsmc checkpoint, or damaged");
+  Hid attr(H5Aopen(location, name, H5P_DEFAULT), H5Aclose);
+  require(attr.valid() && H5Aread(attr.get(), mem_type, out) >= 0, what + ": cannot read attribute '" + name + "'");
+}
+std::string read_text_attribute(hid_t location, const char* name, const std::string& what) {
+  const htri_t exists = H5Aexists(location, name);
+  require(exists > 0, what + ": no attribute '" + name + "'; not an rsmc checkpoint, or damaged");
+  Hid attr(H5Aopen(location, name, H5P_DEFAULT), H5Aclose);
+  Hid type(attr.valid() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+  require(type.valid() && H5Tget_class(type.get()) == H5T_STRING && !H5Tis_variable_str(type.get()),
+          what + ": attribute '" + name + "' is not a fixed-length string");
+  std::string value(H5Tget_size(type.get()), '\0');
+  require(H5Aread(attr.get(), type.get(), value.data()) >= 0, what + ": cannot read attribute '" + name + "'");
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+// Reads a whole dataset that must have exactly `dims`.
+void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims, void* out,
+              const std::string& what) {
+  require(H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0, what + ": no dataset '/" + name + "' (damaged?)");
+  Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
+  require(space.valid(), what + ": cannot open dataset '/" + name + "'");
+  std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
+  if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
+  require(got == dims, what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  if (n > 0)
+    require(H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0,
+            what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
+}
+
+// Reads columns [first, first + count) of a (rows x N) or (N) dataset.
+void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count,
+                void* out, const std::string& what) {
+  const bool two_d = rows > 0;
+  const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
+  require(H5Lexists(file, "particles", H5P_DEFAULT) > 0 && H5Lexists(file, name, H5P_DEFAULT) > 0,
+          what + ": no dataset '/" + name + "' (damaged?)");
+  Hid dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
+  require(space.valid(), what + ": cannot open dataset '/" + name + "'");
+  std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
+  if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
+  require(got == std::vector<hsize_t>(two_d ? dims : dims + 1, dims + 2),
+          what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
+  if (count == 0) return;
+  Hid memory(H5Screate_simple(two_d ? 2 : 1, two_d ? extent : extent + 1, nullptr), H5Sclose);
+  require(memory.valid() && H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
+                                                two_d ? extent : extent + 1, nullptr) >= 0,
+          what + ": cannot select this rank's block of '/" + name + "'");
+  require(H5Dread(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out) >= 0,
+          what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
+}
+
+// ---- file system ----
+
+void sync_path(const std::string& path, bool is_directory) {
+  const int fd = ::open(path.c_str(), (is_directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// The outcome of a step done on rank 0, on every rank.
+void agree(MPI_Comm comm, const std::string& error_on_root) {
+  int length = static_cast<int>(error_on_root.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  if (length == 0) return;
+  std::string message(static_cast<std::size_t>(length), '\0');
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) message = error_on_root;
+  MPI_Bcast(message.data(), length, MPI_CHAR, 0, comm);
+  throw Error(message);
+}
+
+// Every rank learns whether any failed; the lowest failing rank's message is thrown everywhere.
+void agree_all(MPI_Comm comm, const std::string& local_error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int first_bad = local_error.empty() ? size : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+  if (first_bad == size) return;
+  int length = rank == first_bad ? static_cast<int>(local_error.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first_bad, comm);
+  std::string message = rank == first_bad ? local_error : std::string(static_cast<std::size_t>(length), '\0');
+  MPI_Bcast(message.data(), length, MPI_CHAR, first_bad, comm);
+  throw Error(message);
+}
+
+}  // namespace
+
+std::string checkpoint_name(int step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "checkpoint-%09d.h5", step);
+  return name;
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    int step = 0;
+    char tail[8] = {0};
+    if (name.size() == std::strlen("checkpoint-000000000.h5") &&
+        std::sscanf(name.c_str(), "checkpoint-%9d.%2s", &step, tail) == 2 && std::string(tail) == "h5" &&
+        name == checkpoint_name(step))
+      names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (auto& n : names) n = (std::filesystem::path(dir) / n).string();
+  return names;
+}
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
+                      const RunProgress& progress, const CheckpointBlock& block) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::string what = "checkpoint '" + path + "'";
+  const int d = info.state_dim;
+  const hsize_t n = info.particles, steps = static_cast<hsize_t>(progress.step);
+  if (block.state.size() != block.count * static_cast<std::uint64_t>(d) || block.log_weight.size() != block.count)
+    throw Error(what + ": internal error: the particle block has inconsistent sizes");
+
+  std::uint64_t checksum = block_checksum(block, d);
+  MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, comm);  // wraps mod 2^64 on every rank alike
+  const std::uint64_t progress_sum = progress_checksum(progress);
+
+  const std::filesystem::path target(path);
+  const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
+  const std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".tmp")).string();
+  const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
+  {
+    std::string error;
+    if (rank == 0) {
+      struct stat st;
+      if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        error = what + ": the directory '" + dir + "' does not exist";
+      ::unlink(tmp.c_str());  // a leftover of a run killed while writing
+    }
+    agree(comm, error);
+  }
+
+  std::string error;
+  try {
+    SilenceHdf5Errors silence;
+    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    require(fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0, fail + " (no MPI-IO driver)");
+    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
+    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    require(file.valid(), fail + " (cannot create it)");
+    const hid_t f = file.get();
+    {
+      Hid particles(create_group(f, "particles", fail), H5Gclose);
+      write_block(particles.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(d), n,
+                  block.first_id, block.count, block.state.data(), fail);
+      write_block(particles.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, n, block.first_id, block.count,
+                  block.log_weight.data(), fail);
+      std::vector<std::uint64_t> ids(block.count);
+      for (std::uint64_t i = 0; i < block.count; ++i) ids[i] = block.first_id + i;
+      write_block(particles.get(), "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, n, block.first_id, block.count,
+                  ids.data(), fail);
+    }
+    {
+      Hid group(create_group(f, "progress", fail), H5Gclose);
+      const hid_t g = group.get();
+      const bool writer = rank == 0;
+      const hsize_t dd = static_cast<hsize_t>(d);
+      for (const DoubleSeries& s : kDoubleSeries)
+        write_small(g, s.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                    s.per_component ? std::vector<hsize_t>{steps, dd} : std::vector<hsize_t>{steps},
+                    (progress.result.*s.member).data(), writer, fail);
+      write_small(g, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, progress.result.resampled.data(), writer,
+                  fail);
+      for (const TrafficField& s : kTrafficFields)
+        write_small(g, s.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, (progress.result.traffic.*s.member).data(),
+                    writer, fail);
+      const std::vector<std::int64_t> words = exact_words(progress.log_likelihood);
+      write_small(g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(), writer,
+                  fail);
+    }
+    const std::int64_t step = progress.step, particles = static_cast<std::int64_t>(n), dim = d;
+    write_attribute(f, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &info.format_version, fail);
+    write_attribute(f, "rng_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &info.rng_version, fail);
+    write_attribute(f, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step, fail);
+    write_attribute(f, "particles", H5T_STD_I64LE, H5T_NATIVE_INT64, &particles, fail);
+    write_attribute(f, "state_dim", H5T_STD_I64LE, H5T_NATIVE_INT64, &dim, fail);
+    write_attribute(f, "log_total_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.log_total_weight, fail);
+    write_attribute(f, "particle_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &checksum, fail);
+    write_attribute(f, "progress_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &progress_sum, fail);
+    write_text_attribute(f, "model", info.model, fail);
+    write_text_attribute(f, "parameters", info.parameters, fail);
+    write_text_attribute(f, "identity", info.identity, fail);
+    write_text_attribute(f, "configuration", info.configuration, fail);
+    require(file.close(), fail + " (cannot flush it; disk full?)");
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  try {
+    agree_all(comm, error);
+  } catch (const Error&) {
+    if (rank == 0) ::unlink(tmp.c_str());
+    throw;
+  }
+
+  // Rank 0 makes it visible under its final name, atomically.
+  std::string commit_error;
+  if (rank == 0) {
+    sync_path(tmp, false);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      commit_error = what + ": cannot move the temporary file into place: " + std::strerror(errno);
+      ::unlink(tmp.c_str());
+    } else {
+      sync_path(dir, true);
+    }
+  }
+  agree(comm, commit_error);
+}
+
+CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path) {
+  const std::string what = "checkpoint '" + path + "'";
+  CheckpointContents out;
+  std::string error;
+  try {
+    SilenceHdf5Errors silence;
+    Hid file(open_hdf5_read_only(path, what), H5Fclose);
+    const hid_t f = file.get();
+    CheckpointInfo& info = out.info;
+    read_attribute(f, "format_version", H5T_NATIVE_INT64, &info.format_version, what);
+    if (info.format_version > kCheckpointFormatVersion || info.format_version < 1)
+      throw Error(what + ": format version " + std::to_string(info.format_version) +
+                  " is not supported; this rsmc reads format " + std::to_string(kCheckpointFormatVersion) +
+                  (info.format_version > kCheckpointFormatVersion ? " (written by a newer rsmc?)" : ""));
+    read_attribute(f, "rng_version", H5T_NATIVE_INT64, &info.rng_version, what);
+    if (info.rng_version != kRngSchemeVersion)
+      throw Error(what + ": random-stream scheme version " + std::to_string(info.rng_version) +
+                  " differs from this rsmc's (" + std::to_string(kRngSchemeVersion) +
+                  "); the run cannot continue bit for bit");
+    std::int64_t step = 0, particles = 0, dim = 0;
+    std::uint64_t stored_progress_sum = 0;
+    read_attribute(f, "step", H5T_NATIVE_INT64, &step, what);
+    read_attribute(f, "particles", H5T_NATIVE_INT64, &particles, what);
+    read_attribute(f, "state_dim", H5T_NATIVE_INT64, &dim, what);
+    require(step >= 0 && step < (1LL << 31) && particles >= 1 && dim >= 1 && dim < (1LL << 31),
+            what + ": step, particles or state_dim out of range (damaged?)");
+    info.particles = static_cast<std::uint64_t>(particles);
+    info.state_dim = static_cast<int>(dim);
+    info.model = read_text_attribute(f, "model", what);
+    info.parameters = read_text_attribute(f, "parameters", what);
+    info.identity = read_text_attribute(f, "identity", what);
+    info.configuration = read_text_attribute(f, "configuration", what);
+
+    RunProgress& p = out.progress;
+    p.step = static_cast<int>(step);
+    read_attribute(f, "log_total_weight", H5T_NATIVE_DOUBLE, &p.log_total_weight, what);
+    read_attribute(f, "progress_checksum", H5T_NATIVE_UINT64, &stored_progress_sum, what);
+    const hsize_t T = static_cast<hsize_t>(step), D = static_cast<hsize_t>(dim);
+    p.result.steps = p.step;
+    p.result.state_dim = info.state_dim;
+    for (const DoubleSeries& s : kDoubleSeries) {
+      auto& v = p.result.*s.member;
+      v.resize(static_cast<std::size_t>(s.per_component ? T * D : T));
+      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_DOUBLE,
+               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, v.data(), what);
+    }
+    p.result.resampled.resize(static_cast<std::size_t>(T));
+    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled.data(), what);
+    for (const TrafficField& s : kTrafficFields) {
+      auto& v = p.result.traffic.*s.member;
+      v.resize(static_cast<std::size_t>(T));
+      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, v.data(), what);
+    }
+    std::vector<std::int64_t> words(kExactWords);
+    read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words.data(),
+             what);
+    p.log_likelihood = exact_from_words(words);
+    if (progress_checksum(p) != stored_progress_sum)
+      throw Error(what + ": the run progress does not match its checksum (the file is damaged)");
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  agree_all(comm, error);
+  return out;
+}
+
+CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
+                                      std::uint64_t first_id, std::uint64_t count) {
+  const std::string what = "checkpoint '" + path + "'";
+  CheckpointBlock b;
+  b.first_id = first_id;
+  b.count = count;
+  b.state.resize(count * static_cast<std::uint64_t>(info.state_dim));
+  b.log_weight.resize(count);
+  std::uint64_t stored = 0;
+  std::string error;
+  try {
+    SilenceHdf5Errors silence;
+    Hid file(open_hdf5_read_only(path, what), H5Fclose);
+    const hid_t f = file.get();
+    read_attribute(f, "particle_checksum", H5T_NATIVE_UINT64, &stored, what);
+    read_block(f, "particles/state", H5T_NATIVE_DOUBLE, static_cast<hsize_t>(info.state_dim), info.particles, first_id,
+               count, b.state.data(), what);
+    read_block(f, "particles/log_weight", H5T_NATIVE_DOUBLE, 0, info.particles, first_id, count, b.log_weight.data(),
+               what);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  agree_all(comm, error);
+  std::uint64_t checksum = block_checksum(b, info.state_dim);
+  MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (checksum != stored)
+    throw Error(what + ": the particle data do not match their checksum (the file is damaged)");
+  return b;
+}
+
+}  // namespace rsmc

@@ -1,0 +1,85 @@
+// Checkpoints of a filter run, written and read collectively with parallel HDF5 (MPI-IO): every
+// rank writes and reads only its own contiguous block of global ids, so nothing is gathered to one
+// rank, and a checkpoint written on p ranks restarts on any number of ranks.
+//
+// Layout (format version 1; h5dump / h5py readable):
+//   /particles/state        (d x N)  float64  component c of global id i at [c, i]
+//   /particles/log_weight   (N)      float64
+//   /particles/id           (N)      uint64   global ids 0..N-1 (explicit, for readers)
+//   /progress/ess, log_likelihood_increment, filtered_mean (T x d), filtered_variance (T x d),
+//     resampled, and the five resampling_traffic series: the outputs of steps 1..T (T = step)
+//   /progress/log_likelihood_exact  (71) int64  the exact running sum (ExactSum limbs, normalised)
+//   root attributes: format_version, rng_version, step, particles, state_dim, log_total_weight
+//     (float64), particle_checksum and progress_checksum (uint64), model, parameters, identity,
+//     configuration (text)
+//
+// identity: the `key = value` lines that must match for a bit-exact continuation (model, parameters,
+// particles, seed, scheme, ...); the driver compares them with the restarted run's and names the
+// first that differs. particle_checksum: the sum mod 2^64 over all particles of a 64-bit hash of
+// (global id, state, log-weight): it does not depend on how the particles were split over ranks.
+// progress_checksum: a hash of the progress datasets and the step attributes.
+//
+// Writing is atomic: the file is created as ".<name>.tmp" in the target directory, closed (which
+// flushes it), fsync'ed and renamed by rank 0; a crash at any point leaves no partial file under the
+// final name. Reading checks the format version, the shapes and both checksums and throws rsmc::Error
+// naming the file and what is wrong (truncated, damaged, checksum mismatch, newer format).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/engine/run_progress.hpp"
+
+namespace rsmc {
+
+constexpr std::int64_t kCheckpointFormatVersion = 1;
+// Version of the random-stream scheme (framework/rng): a checkpoint continues bit for bit only with
+// the same streams. Bump when the stream layout or any sampler's use of it changes.
+constexpr std::int64_t kRngSchemeVersion = 1;
+
+struct CheckpointInfo {
+  std::int64_t format_version = kCheckpointFormatVersion;
+  std::int64_t rng_version = kRngSchemeVersion;
+  std::uint64_t particles = 0;  // N
+  int state_dim = 0;            // d
+  std::string model, parameters;
+  std::string identity;       // must match for a continuation (see above)
+  std::string configuration;  // the full run configuration, for people
+};
+
+// This rank's particles: `count` particles with global ids first_id .. first_id + count - 1; state
+// component-major (state[c * count + i] = component c of local particle i, Kokkos LayoutLeft).
+struct CheckpointBlock {
+  std::uint64_t first_id = 0;
+  std::uint64_t count = 0;
+  std::vector<double> state;
+  std::vector<double> log_weight;
+};
+
+// Collective over `comm`. `progress` must be identical on every rank; the blocks of the ranks, in
+// rank order, must cover ids 0..N-1. Throws rsmc::Error on every rank if the write fails; the file
+// under `path` is then unchanged (an existing one is replaced only by a complete new file).
+void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
+                      const RunProgress& progress, const CheckpointBlock& block);
+
+// Collective: every rank reads the metadata and the progress.
+struct CheckpointContents {
+  CheckpointInfo info;
+  RunProgress progress;
+};
+CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path);
+
+// Collective: every rank reads its block [first_id, first_id + count) and the particle checksum is
+// verified over all ranks. `info` as returned by read_checkpoint_header.
+CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
+                                      std::uint64_t first_id, std::uint64_t count);
+
+// Checkpoint file names in a directory: checkpoint-<step, 9 digits>.h5.
+std::string checkpoint_name(int step);
+// The complete checkpoints in `dir` (temporary files excluded), oldest step first; empty if none.
+std::vector<std::string> list_checkpoints(const std::string& dir);
+
+}  // namespace rsmc

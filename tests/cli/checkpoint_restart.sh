@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Acceptance (issue 6): checkpoint and restart.
+#  1. 100 steps on 4 ranks == 50 steps on 4 ranks, checkpoint, then the remaining 50 on 3 ranks (and
+#     on 1): every result dataset and the final particles (compared through a checkpoint at step 100)
+#     bitwise identical.
+#  2. SIGTERM (one rank, no mpiexec) and SIGUSR1 (to mpiexec, which forwards it) during a run: exit
+#     code 75, a checkpoint, and the restart finishes bitwise identically.
+#  3. SIGKILL at 20 different moments while checkpoints are being written (one every step): the
+#     newest complete checkpoint always restarts and finishes bitwise identically.
+#  4. Truncated, bit-flipped, wrong-model, future-version and wrong-configuration checkpoints: a
+#     one-line error naming the problem, a non-zero exit, and nothing written.
+source "$(dirname "$0")/common.sh"
+: "${H5_DATASETS_EQUAL:?set by CTest}" "${CHECKPOINT_TAMPER:?set by CTest}"
+
+same() {  # same WHAT A.h5 B.h5 ...: result datasets identical (traffic depends on the rank count)
+  local what=$1
+  shift
+  "$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$@" >/dev/null || fail "$what: results differ"
+}
+
+cd "$WORK"
+base="--particles 3000 --steps 100 --seed 3"
+
+# ---- 1. continuation on other rank counts
+rsmc_np 4 filter $base --quiet -o full.h5 --checkpoint-every 100 --checkpoint-dir full_ck || fail "uninterrupted run"
+rsmc_np 4 filter --particles 3000 --steps 50 --seed 3 --quiet -o half.h5 --checkpoint-every 50 --checkpoint-dir ck ||
+  fail "first half"
+[ -f ck/checkpoint-000000050.h5 ] || fail "no checkpoint at step 50"
+for p in 3 1; do
+  rsmc_np "$p" filter $base --quiet -o "cont$p.h5" --restart latest --checkpoint-dir ck --checkpoint-every 100 ||
+    fail "restart on $p ranks"
+  same "restart on $p ranks" full.h5 "cont$p.h5"
+  # Final particles: the step-100 checkpoints of both runs (run progress aside, whose traffic depends on p).
+  "$H5_DATASETS_EQUAL" --ignore /progress full_ck/checkpoint-000000100.h5 ck/checkpoint-000000100.h5 >/dev/null ||
+    fail "final particles differ after a restart on $p ranks"
+  rm -f ck/checkpoint-000000100.h5
+done
+
+# ---- 2. signals
+long="--particles 20000 --steps 2000 --seed 9"
+rsmc_np 1 filter $long --quiet -o long_full.h5 || fail "uninterrupted long run"
+"$RSMC" filter $long --quiet -o sig.h5 --checkpoint-dir sig_ck &
+pid=$!
+sleep 1
+kill -TERM "$pid" || fail "SIGTERM: the run ended before the signal"
+rc=0
+wait "$pid" || rc=$?
+if [ "$rc" -eq 75 ]; then
+  [ ! -e sig.h5 ] || fail "SIGTERM: a result file was written by the interrupted run"
+  rsmc_np 2 filter $long --quiet -o sig.h5 --restart latest --checkpoint-dir sig_ck || fail "restart after SIGTERM"
+  same "SIGTERM + restart" long_full.h5 sig.h5
+else
+  fail "SIGTERM: exit code $rc, expected 75 (did the run finish within 1 s?)"
+fi
+"$MPIEXEC" -n 2 $MPIEXEC_FLAGS "$RSMC" filter $long --quiet -o usr1.h5 --checkpoint-dir usr1_ck 2>/dev/null &
+pid=$!
+sleep 2
+kill -USR1 "$pid" || fail "SIGUSR1: the run ended before the signal"
+wait "$pid" || true
+ls usr1_ck/checkpoint-*.h5 >/dev/null 2>&1 || fail "SIGUSR1 to mpiexec: no checkpoint"
+rsmc_np 3 filter $long --quiet -o usr1.h5 --restart latest --checkpoint-dir usr1_ck || fail "restart after SIGUSR1"
+same "SIGUSR1 + restart" long_full.h5 usr1.h5
+
+# ---- 3. SIGKILL while a checkpoint is being written (one every step): wait until 1..5 checkpoints
+# are complete and the temporary file of the next appears, then kill within 0..4 ms.
+kill_run="--particles 500000 --steps 12 --seed 21"
+rsmc_np 1 filter $kill_run --quiet -o kill_full.h5 || fail "uninterrupted kill-test run"
+restarted=0
+during_write=0
+for i in $(seq 1 20); do
+  rm -rf kill_ck kill.h5
+  "$RSMC" filter $kill_run --quiet -o kill.h5 --checkpoint-every 1 --keep-checkpoints 20 --checkpoint-dir kill_ck &
+  pid=$!
+  # Let 1..5 checkpoints complete, then strike during the next one.
+  want=$((1 + i % 5))
+  until [ "$(compgen -G "kill_ck/checkpoint-*.h5" | wc -l)" -ge "$want" ] || ! kill -0 "$pid" 2>/dev/null; do
+    sleep 0.01
+  done
+  until compgen -G "kill_ck/.checkpoint-*.h5.tmp" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done
+  sleep "0.00$((i % 5))"
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if compgen -G "kill_ck/.checkpoint-*.h5.tmp" >/dev/null; then during_write=$((during_write + 1)); fi
+  [ ! -e kill.h5 ] || continue  # the run finished before the kill
+  ls kill_ck/checkpoint-*.h5 >/dev/null 2>&1 || continue  # killed while writing the first checkpoint
+  ranks=$((1 + i % 3))
+  rsmc_np "$ranks" filter $kill_run --quiet -o kill.h5 --restart latest --checkpoint-dir kill_ck ||
+    fail "kill $i: restart from the newest checkpoint failed"
+  same "kill $i" kill_full.h5 kill.h5
+  restarted=$((restarted + 1))
+done
+echo "SIGKILL: $during_write of 20 kills hit a checkpoint being written; $restarted restarted and matched"
+[ "$during_write" -ge 10 ] || fail "only $during_write of 20 kills landed while a checkpoint was being written"
+[ "$restarted" -ge 18 ] || fail "only $restarted of 20 killed runs could restart"
+
+# ---- 4. damaged and foreign checkpoints: one error line naming the problem, nothing written
+good=ck/checkpoint-000000050.h5
+expect_refusal() {  # expect_refusal PATTERN FILE [extra options]
+  local pattern=$1 file=$2
+  shift 2
+  local err="$WORK/err.txt"
+  if rsmc_np 2 filter $base --quiet -o refused.h5 --restart "$file" "$@" 2>"$err" >/dev/null; then
+    fail "restart from $file succeeded; expected an error matching '$pattern'"
+  elif [ "$(grep -c '^rsmc: error:' "$err")" -ne 1 ] || ! grep -q "^rsmc: error:.*$pattern" "$err"; then
+    fail "restart from $file: expected one 'rsmc: error:' line matching '$pattern', got: $(cat "$err")"
+  fi
+  [ ! -e refused.h5 ] || fail "restart from $file: a result file was written"
+}
+cp "$good" truncated.h5 && truncate -s $(($(stat -c %s "$good") / 2)) truncated.h5
+expect_refusal "truncated.h5" truncated.h5
+cp "$good" flipped.h5 && "$CHECKPOINT_TAMPER" flipped.h5 --flip-state-bit || fail "tamper: flip"
+expect_refusal "checksum" flipped.h5
+cp "$good" other_model.h5 && "$CHECKPOINT_TAMPER" other_model.h5 --model lorenz96 || fail "tamper: model"
+expect_refusal "of model 'lorenz96'" other_model.h5
+cp "$good" future.h5 && "$CHECKPOINT_TAMPER" future.h5 --format-version 99 || fail "tamper: version"
+expect_refusal "format version 99" future.h5
+expect_refusal "resampling: the checkpoint has 'resampling = \"systematic\"', this run 'resampling = \"stratified\"'" \
+  "$good" --resampling stratified
+expect_refusal "no checkpoint-<step>.h5" latest --checkpoint-dir empty_dir
+cmp -s "$good" ck/checkpoint-000000050.h5 || fail "a refused restart changed the checkpoint"
+finish
