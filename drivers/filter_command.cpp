@@ -21,51 +21,83 @@
 namespace rsmc::drivers {
 
 void FilterCommand::add_to(CLI::App& app) {
-  app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
-  app.add_option("--particles,-n", particles, "Total number of particles N over all ranks (N >= ranks)")
+  app.add_option("--config", config_file,
+                 "Run configuration (TOML): any option below as `key = value` with '-' written '_' (e.g. "
+                 "ess_threshold = 0.9), model parameters under [parameters]; flags given on the command line win");
+  auto* o_model = app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
+  auto* o_particles = app.add_option("--particles,-n", particles, "Total number of particles N over all ranks (N >= ranks)")
       ->capture_default_str();
   steps_option = app.add_option("--steps,-T", steps,
                  "Number of observations to filter (default: all of --data, or " +
                      std::to_string(kDefaultSimulatedSteps) + " simulated steps)");
-  app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")->capture_default_str();
-  app.add_option("--ess-threshold", ess_threshold,
+  auto* o_seed = app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")->capture_default_str();
+  auto* o_ess = app.add_option("--ess-threshold", ess_threshold,
                  "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
       ->capture_default_str();
-  app.add_option("--resampling", resampling,
+  auto* o_resampling = app.add_option("--resampling", resampling,
                  "Resampling scheme: multinomial, stratified, systematic or residual")
       ->capture_default_str();
-  app.add_option("--resampler", resampler,
+  auto* o_resampler = app.add_option("--resampler", resampler,
                  "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
                  "multinomial only), allgather or gather-root (naive baselines, systematic only)")
       ->capture_default_str();
-  app.add_option("--local-sampler", local_sampler,
+  auto* o_local = app.add_option("--local-sampler", local_sampler,
                  "How the roulette resampler finds the ancestors of this rank's sample points: search (prefix "
                  "sums + binary search), forest (Cutpoint + radix tree forest) or butterfly (butterfly partial "
                  "sums) give identical results; alias draws each rank's offspring from an alias table "
                  "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
                  "counts; recorded in the result file)")
       ->capture_default_str();
-  app.add_option("--data", data,
+  auto* o_data = app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
                  "model with --seed");
-  app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
+  auto* o_output = app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
                                          "means and variances, resampling flags)");
-  app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error)");
-  app.add_option("--checkpoint-every", checkpoint_every,
+  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error)");
+  auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
                  "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                  "checkpoints and stops with exit code 75)")
       ->capture_default_str();
-  app.add_option("--checkpoint-dir", checkpoint_dir,
+  auto* o_dir = app.add_option("--checkpoint-dir", checkpoint_dir,
                  "Directory of the checkpoints (checkpoint-<step>.h5; created if missing)")
       ->capture_default_str();
-  app.add_option("--keep-checkpoints", keep_checkpoints, "How many of the newest checkpoints to keep (>= 1)")
+  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of the newest checkpoints to keep (>= 1)")
       ->capture_default_str();
-  app.add_option("--restart", restart,
+  auto* o_restart = app.add_option("--restart", restart,
                  "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
                  "ranks; give the original run's options: a run that differs in a way that changes results is "
                  "refused");
-  app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
+  auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
+
+  // The same settings in a --config file (ranges as the command line checks them).
+  config_keys.text("model", model, o_model);
+  config_keys.integer("particles", particles, 1, o_particles);
+  config_keys.integer("steps", steps, 1, steps_option);
+  config_keys.integer("seed", seed, 0, o_seed);
+  config_keys.number("ess_threshold", ess_threshold, 0.0, 1.0, true, o_ess);
+  config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
+  config_keys.text("resampler", resampler, o_resampler, {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
+  config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
+  config_keys.text("data", data, o_data);
+  config_keys.text("output", output, o_output);
+  config_keys.boolean("overwrite", overwrite, o_overwrite);
+  config_keys.integer("checkpoint_every", checkpoint_every, 0, o_every);
+  config_keys.text("checkpoint_dir", checkpoint_dir, o_dir);
+  config_keys.integer("keep_checkpoints", keep_checkpoints, 1, o_keep);
+  config_keys.text("restart", restart, o_restart);
+  config_keys.boolean("quiet", quiet, o_quiet);
+}
+
+void FilterCommand::load_config() {
+  if (config_file.empty()) return;
+  const config::TomlDocument doc = config::read_toml_file(config_file);
+  const auto parameters = config_keys.apply(doc, "parameters");
+  if (!parameters.empty()) {
+    const auto& first = *parameters.begin();
+    throw Error(doc.where(first.second) + "parameters." + first.first + ": model '" + model +
+                "' takes no parameters from a configuration file yet (its defaults are used)");
+  }
 }
 
 std::string FilterCommand::configuration_text(int ranks, int resolved_steps) const {
@@ -129,10 +161,12 @@ std::string first_difference(const std::string& in_checkpoint, const std::string
 
 }  // namespace
 
-int FilterCommand::run(MPI_Comm comm) const {
+int FilterCommand::run(MPI_Comm comm) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
+
+  run_collectively(comm, [&] { load_config(); });
   const bool talk = rank == 0 && !quiet;
 
   int exit_code = 0;

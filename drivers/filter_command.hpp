@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "drivers/run_config.hpp"
+
 namespace rsmc::drivers {
 
 struct FilterCommand {
@@ -31,7 +33,12 @@ struct FilterCommand {
   static constexpr int kDefaultSimulatedSteps = 50;
 
   void add_to(CLI::App& app);
-  int run(MPI_Comm comm) const;  // returns the exit code; throws rsmc::Error on bad input
+  std::string config_file;  // --config: a TOML run configuration
+  ConfigBindings config_keys;
+
+  // Applies --config (flags given on the command line win). Called by run().
+  void load_config();
+  int run(MPI_Comm comm);  // returns the exit code; throws rsmc::Error on bad input
   std::string configuration_text(int ranks, int resolved_steps) const;
   // The `key = value` lines a checkpoint must share with a run that continues it.
   std::string identity_text(const std::string& parameters, int state_dim, int ranks, std::uint64_t data_hash) const;

@@ -7,6 +7,13 @@ printf 'y1,y2\n0.1,0.2\n0.3,0.4\n0.5,oops\n0.7,0.8\n' >"$WORK/malformed.csv"
 printf 'y1,y2,y3\n0.1,0.2,0.3\n' >"$WORK/three_columns.csv"
 printf 'y1,y2\n0.1,0.2\n0.3\n' >"$WORK/short_row.csv"
 printf 'y1,y2\n0.1,0.2\n0.3,0.4\n,\n0.7,0.8\n' >"$WORK/good.csv"
+printf 'particles = 0\n' >"$WORK/zero.toml"
+printf 'steps = 10\nparticles = "many"\n' >"$WORK/string.toml"
+printf 'partciles = 5\n' >"$WORK/typo.toml"
+printf 'resampling = "fast"\n' >"$WORK/choice.toml"
+printf 'ess_threshold = 1.5\n' >"$WORK/range.toml"
+printf 'particles = 100\nparticles = 200\n' >"$WORK/twice.toml"
+printf 'particles = [1, 2\n' >"$WORK/syntax.toml"
 
 # expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
 expect_error() {
@@ -49,6 +56,14 @@ expect_error 2 "systematic-resampling baseline" filter --resampler allgather --r
 expect_error 1 "multinomial selection" filter --resampler roulette-algorithm1
 expect_error 2 "unknown sampler 'tree'" filter --local-sampler tree
 expect_error 1 "applies to --resampler roulette only" filter --resampler gather-root --local-sampler forest
+expect_error 2 "zero.toml:1: particles: expected an integer >= 1, got an integer 0" filter --config "$WORK/zero.toml"
+expect_error 1 "string.toml:2: particles: expected an integer >= 1, got a string \"many\"" filter --config "$WORK/string.toml"
+expect_error 2 "typo.toml:1: unknown key 'partciles'; known keys: model, particles" filter --config "$WORK/typo.toml"
+expect_error 1 "choice.toml:1: resampling: expected one of" filter --config "$WORK/choice.toml"
+expect_error 1 "range.toml:1: ess_threshold: expected a number in (0, 1], got a number 1.5" filter --config "$WORK/range.toml"
+expect_error 1 "twice.toml:2: 'particles' is defined twice" filter --config "$WORK/twice.toml"
+expect_error 2 "syntax.toml:1: multi-line arrays are not supported" filter --config "$WORK/syntax.toml"
+expect_error 1 "cannot read '$WORK/none.toml'" filter --config "$WORK/none.toml"
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.

@@ -1,0 +1,96 @@
+#include "drivers/run_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "framework/core/error.hpp"
+
+namespace rsmc::drivers {
+namespace {
+
+[[noreturn]] void bad(const config::TomlDocument& doc, const config::TomlValue& v, const std::string& key,
+                      const std::string& expected) {
+  const std::string got = v.type == config::TomlValue::Type::string ? "\"" + v.text + "\"" : v.text;
+  throw Error(doc.where(v) + key + ": expected " + expected + ", got " + std::string(v.type_name()) + " " + got);
+}
+
+std::string number_text(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+}  // namespace
+
+void ConfigBindings::integer(const std::string& key, long long& target, long long min, CLI::Option* option) {
+  bindings_.push_back({key, option, [&target, key, min](const config::TomlDocument& doc, const config::TomlValue& v) {
+                         const std::string expected = "an integer >= " + std::to_string(min);
+                         if (v.type != config::TomlValue::Type::integer || v.integer < min) bad(doc, v, key, expected);
+                         target = v.integer;
+                       }});
+}
+
+void ConfigBindings::number(const std::string& key, double& target, double min, double max, bool min_open,
+                            CLI::Option* option) {
+  bindings_.push_back(
+      {key, option, [&target, key, min, max, min_open](const config::TomlDocument& doc, const config::TomlValue& v) {
+         const std::string expected = "a number in " + std::string(min_open ? "(" : "[") + number_text(min) + ", " +
+                                      number_text(max) + "]";
+         const bool numeric = v.type == config::TomlValue::Type::integer || v.type == config::TomlValue::Type::floating;
+         const double x = v.floating;
+         if (!numeric || !(min_open ? x > min : x >= min) || !(x <= max)) bad(doc, v, key, expected);
+         target = x;
+       }});
+}
+
+void ConfigBindings::text(const std::string& key, std::string& target, CLI::Option* option,
+                          std::vector<std::string> choices) {
+  bindings_.push_back({key, option, [&target, key, choices](const config::TomlDocument& doc, const config::TomlValue& v) {
+                         std::string expected = "a string";
+                         if (!choices.empty()) {
+                           expected = "one of";
+                           for (const auto& c : choices) expected += " \"" + c + "\"";
+                         }
+                         if (v.type != config::TomlValue::Type::string) bad(doc, v, key, expected);
+                         if (!choices.empty() && std::find(choices.begin(), choices.end(), v.text) == choices.end())
+                           bad(doc, v, key, expected);
+                         target = v.text;
+                       }});
+}
+
+void ConfigBindings::boolean(const std::string& key, bool& target, CLI::Option* option) {
+  bindings_.push_back({key, option, [&target, key](const config::TomlDocument& doc, const config::TomlValue& v) {
+                         if (v.type != config::TomlValue::Type::boolean) bad(doc, v, key, "true or false");
+                         target = v.boolean;
+                       }});
+}
+
+std::map<std::string, config::TomlValue> ConfigBindings::apply(const config::TomlDocument& doc,
+                                                               const std::string& passthrough) const {
+  std::map<std::string, config::TomlValue> rest;
+  const std::string prefix = passthrough + ".";
+  for (const auto& [key, value] : doc.values) {
+    if (!passthrough.empty() && key.compare(0, prefix.size(), prefix) == 0) {
+      rest.emplace(key.substr(prefix.size()), value);
+      continue;
+    }
+    const Binding* found = nullptr;
+    for (const Binding& b : bindings_)
+      if (b.key == key) found = &b;
+    if (found == nullptr)
+      throw Error(doc.where(value) + "unknown key '" + key + "'; known keys: " + key_list() +
+                  (passthrough.empty() ? std::string() : ", and model parameters under [" + passthrough + "]"));
+    if (found->option != nullptr && found->option->count() > 0) continue;  // the command line wins
+    found->set(doc, value);
+  }
+  return rest;
+}
+
+std::string ConfigBindings::key_list() const {
+  std::string list;
+  for (const Binding& b : bindings_) list += (list.empty() ? "" : ", ") + b.key;
+  return list;
+}
+
+}  // namespace rsmc::drivers

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `rsmc filter --config run.toml`: the file sets the options (same datasets as the equivalent flags,
+# on 1 and 3 ranks), and a flag given on the command line overrides the file.
+source "$(dirname "$0")/common.sh"
+: "${H5_DATASETS_EQUAL:?set by CTest}"
+cat >"$WORK/run.toml" <<'TOML'
+# a run configuration
+particles = 1_500
+steps = 20
+seed = 11
+ess_threshold = 0.75
+resampling = "stratified"
+local_sampler = "forest"
+quiet = true
+TOML
+flags="--particles 1500 --steps 20 --seed 11 --ess-threshold 0.75 --resampling stratified --local-sampler forest"
+rsmc_np 1 filter $flags --quiet -o "$WORK/flags.h5" || fail "run with flags"
+for p in 1 3; do
+  rsmc_np "$p" filter --config "$WORK/run.toml" -o "$WORK/config_$p.h5" || fail "run with --config on $p ranks"
+done
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/flags.h5" "$WORK/config_1.h5" "$WORK/config_3.h5" ||
+  fail "--config and the equivalent flags give different results"
+rsmc_np 1 filter --config "$WORK/run.toml" --seed 12 -o "$WORK/override.h5" || fail "run with --config and --seed"
+rsmc_np 1 filter ${flags/--seed 11/--seed 12} --quiet -o "$WORK/flags12.h5" || fail "run with flags, seed 12"
+"$H5_DATASETS_EQUAL" "$WORK/override.h5" "$WORK/flags12.h5" || fail "a command-line flag did not override the file"
+h5dump -a /configuration "$WORK/config_3.h5" | grep -q 'local_sampler = "forest"' ||
+  fail "the result file's configuration does not show the file's settings"
+finish
