@@ -312,6 +312,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
       struct stat st;
       if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         error = what + ": the directory '" + dir + "' does not exist";
+      else if (::access(dir.c_str(), W_OK) != 0)
+        error = what + ": cannot write in the directory '" + dir + "': " + std::strerror(errno);
       ::unlink(tmp.c_str());  // a leftover of a run killed while writing
     }
     agree(comm, error);
