@@ -1,5 +1,7 @@
 #include "drivers/filter_command.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
+#include "drivers/progress_line.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/version.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
@@ -69,6 +72,9 @@ void FilterCommand::add_to(CLI::App& app) {
                  "ranks; give the original run's options: a run that differs in a way that changes results is "
                  "refused");
   auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
+  auto* o_progress = app.add_flag("--progress", show_progress,
+                                  "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
+                                  "it is not a terminal (default: only on a terminal)");
 
   // The same settings in a --config file (ranges as the command line checks them).
   config_keys.text("model", model, o_model);
@@ -87,6 +93,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.integer("keep_checkpoints", keep_checkpoints, 1, o_keep);
   config_keys.text("restart", restart, o_restart);
   config_keys.boolean("quiet", quiet, o_quiet);
+  config_keys.boolean("progress", show_progress, o_progress);
 }
 
 void FilterCommand::load_config() {
@@ -316,9 +323,13 @@ int FilterCommand::run(MPI_Comm comm) {
       }
     };
 
+    ProgressLine line(rank == 0 && !quiet && (show_progress || ::isatty(STDERR_FILENO) == 1), progress.step,
+                      resolved_steps, static_cast<std::uint64_t>(particles));
     while (progress.step < resolved_steps) {
       filter.advance(progress, observations);
+      line.update(progress.step, progress.result.ess.back(), progress.log_likelihood.to_double());
       if (const int signal = checkpoint_requested(comm)) {
+        line.close();
         checkpoint();
         if (talk)
           std::printf("stopping after step %d on signal %d; restart with --restart latest (exit code %d)\n",

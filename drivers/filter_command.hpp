@@ -24,6 +24,7 @@ struct FilterCommand {
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
   bool quiet = false;
+  bool show_progress = false;  // --progress: the progress line even off a terminal
   long long checkpoint_every = 0;          // steps between checkpoints; 0: only on a signal
   std::string checkpoint_dir = "checkpoints";
   long long keep_checkpoints = 2;          // the newest K checkpoints are kept
