@@ -11,6 +11,10 @@ namespace rsmc::drivers {
 // restart me" (EX_TEMPFAIL of sysexits.h). Job scripts requeue on it.
 constexpr int kExitCheckpointed = 75;
 
+// The exit code of a run whose particles all lost their weight: the last good step was checkpointed
+// (the error line says where) and no result file was written.
+constexpr int kExitDegenerate = 3;
+
 // Installs the handlers (idempotent). Until then the signals keep their default action.
 void install_checkpoint_signals();
 

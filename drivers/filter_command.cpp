@@ -326,7 +326,18 @@ int FilterCommand::run(MPI_Comm comm) {
     ProgressLine line(rank == 0 && !quiet && (show_progress || ::isatty(STDERR_FILENO) == 1), progress.step,
                       resolved_steps, static_cast<std::uint64_t>(particles));
     while (progress.step < resolved_steps) {
-      filter.advance(progress, observations);
+      try {
+        filter.advance(progress, observations);
+      } catch (const DegenerateError& e) {
+        // The filter has restored the last good step (progress.step): keep it for inspection.
+        line.close();
+        checkpoint();
+        if (rank == 0)
+          std::fprintf(stderr, "rsmc: error: %s; the last good step (%d) is checkpointed in %s (exit code %d)\n",
+                       e.what(), progress.step, checkpoint_dir.c_str(), kExitDegenerate);
+        exit_code = kExitDegenerate;
+        return;
+      }
       line.update(progress.step, progress.result.ess.back(), progress.log_likelihood.to_double());
       if (const int signal = checkpoint_requested(comm)) {
         line.close();

@@ -15,4 +15,15 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// Every particle has zero weight after weighting step `step`. Thrown by the filter after it has
+// restored the particles of step - 1 (the last good step), so a driver can checkpoint them.
+class DegenerateError : public Error {
+ public:
+  DegenerateError(const std::string& message, int step) : Error(message), step_(step) {}
+  int step() const { return step_; }
+
+ private:
+  int step_;
+};
+
 }  // namespace rsmc

@@ -81,7 +81,16 @@ class BootstrapFilter {
     propagate(t);
     if (y_t != nullptr) weight(t, y_t);
     double log_total = 0.0;
-    StepSummary summary = summarise(t, log_total);
+    StepSummary summary;
+    try {
+      summary = summarise(t, log_total);
+    } catch (const DegenerateError&) {
+      // Undo the step (the previous states are in scratch, the previous weights in
+      // scratch_log_weight): the filter is back at step t - 1, the last good one.
+      store_.swap_state();
+      if (y_t != nullptr) store_.swap_log_weight();
+      throw;
+    }
     summary.log_likelihood_increment = log_total - log_total_weight_;
     log_total_weight_ = log_total;
     if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
@@ -212,6 +221,7 @@ class BootstrapFilter {
 
     auto state = store_.state;
     auto log_weight = store_.log_weight;
+    auto next_log_weight = store_.scratch_log_weight;
     const Model model = model_;
     const std::uint64_t first = store_.first_id;
     constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
@@ -222,11 +232,11 @@ class BootstrapFilter {
           const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
           if (!(ll < std::numeric_limits<double>::infinity())) {
             if (first + i < bad) bad = first + i;
-          } else {
-            log_weight(i) += ll;
           }
+          next_log_weight(i) = log_weight(i) + ll;
         },
         Kokkos::Min<std::uint64_t>(first_bad));
+    store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_UINT64_T, MPI_MIN, comm_);
     if (first_bad != kNone)
       throw Error(std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at step " + std::to_string(t) +
@@ -246,8 +256,10 @@ class BootstrapFilter {
         },
         Kokkos::Max<double>(max_lw));
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
-    if (!(max_lw > -std::numeric_limits<double>::infinity()))
-      throw Error("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight");
+    // Kokkos::Max starts from the lowest finite double, not -inf: a rank (or all) with only -inf
+    // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
+    if (!(max_lw > -std::numeric_limits<double>::max()))
+      throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
     max_log_weight_ = max_lw;
 
     // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1).

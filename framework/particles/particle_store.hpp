@@ -24,6 +24,8 @@ struct ParticleStore {
   StateArray state;       // local particles x state dimension
   StateArray scratch;     // same shape; see above
   WeightArray log_weight; // unnormalised log-weights
+  WeightArray scratch_log_weight;  // same shape: weighting writes here and the two swap, so a step
+                                   // whose weights all vanish can be undone
   std::uint64_t first_id = 0;
 
   ParticleStore() = default;
@@ -31,11 +33,13 @@ struct ParticleStore {
       : state(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::state"), local_count, state_dim),
         scratch(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::state_scratch"), local_count, state_dim),
         log_weight("rsmc::log_weight", local_count),
+        scratch_log_weight(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::log_weight_scratch"), local_count),
         first_id(first_global_id) {}
 
   std::uint64_t size() const { return state.extent(0); }
   int state_dim() const { return static_cast<int>(state.extent(1)); }
   void swap_state() { std::swap(state, scratch); }
+  void swap_log_weight() { std::swap(log_weight, scratch_log_weight); }
 };
 
 // One particle's state inside a kernel, as the model API sees it.

@@ -9,6 +9,7 @@
 #     newest complete checkpoint always restarts and finishes bitwise identically.
 #  4. Truncated, bit-flipped, wrong-model, future-version and wrong-configuration checkpoints: a
 #     one-line error naming the problem, a non-zero exit, and nothing written.
+#  5. A degenerate filter (all weights zero) stops with exit code 3 and checkpoints the last good step.
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}" "${CHECKPOINT_TAMPER:?set by CTest}"
 
@@ -118,4 +119,22 @@ expect_refusal "resampling: the checkpoint has 'resampling = \"systematic\"', th
   "$good" --resampling stratified
 expect_refusal "no checkpoint-<step>.h5" latest --checkpoint-dir empty_dir
 cmp -s "$good" ck/checkpoint-000000050.h5 || fail "a refused restart changed the checkpoint"
+
+# ---- 5. a degenerate filter (every weight zero at step 5: an observation of 1e200 makes every
+# log-likelihood -inf): exit code 3, one error line, no result file, and a checkpoint of step 4
+# identical to the one an ordinary run of 4 steps writes, on any rank count.
+printf 'y1,y2\n0.1,0.2\n0.3,0.4\n-0.2,0.1\n0.5,0.5\n1e200,1e200\n0.1,0.1\n' >degenerate.csv
+rsmc_np 1 filter --data degenerate.csv --particles 500 --steps 4 --checkpoint-every 4 --checkpoint-dir good4 --quiet ||
+  fail "4 good steps"
+for p in 1 3; do
+  rc=0
+  rsmc_np "$p" filter --data degenerate.csv --particles 500 --checkpoint-dir "degen$p" -o degen.h5 --quiet \
+    2>degen.err || rc=$?
+  [ "$rc" -eq 3 ] || fail "degenerate filter on $p ranks: exit code $rc, expected 3"
+  [ "$(grep -c '^rsmc: error: filter degenerate at step 5' degen.err)" -eq 1 ] ||
+    fail "degenerate filter on $p ranks: expected one error line naming step 5, got: $(cat degen.err)"
+  [ ! -e degen.h5 ] || fail "degenerate filter on $p ranks: a result file was written"
+  "$H5_DATASETS_EQUAL" --ignore /progress good4/checkpoint-000000004.h5 "degen$p/checkpoint-000000004.h5" >/dev/null ||
+    fail "degenerate filter on $p ranks: the checkpoint of step 4 differs from an ordinary one"
+done
 finish
