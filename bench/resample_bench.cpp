@@ -1,16 +1,13 @@
 #include "bench/resample_bench.hpp"
 
-#include <unistd.h>
-
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <sstream>
 
+#include "bench/bench_common.hpp"
 #include "framework/core/error.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
@@ -46,54 +43,9 @@ struct Plan {
   std::uint64_t seed = 1;
 };
 
-// Entries of a list option: "a,b" and repeated options alike; empty entries are an error.
-std::vector<std::string> entries(const std::string& option, const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& value : values) {
-    std::stringstream in(value);
-    std::string item;
-    bool any = false;
-    while (std::getline(in, item, ',')) {
-      any = true;
-      if (item.empty()) throw Error(option + ": empty entry in '" + value + "'; expected a comma-separated list");
-      out.push_back(item);
-    }
-    if (!any) throw Error(option + ": empty value; expected a comma-separated list");
-    if (value.back() == ',') throw Error(option + ": empty entry in '" + value + "'; expected a comma-separated list");
-  }
-  if (out.empty()) throw Error(option + ": no value given");
-  return out;
-}
-
-// A positive integer written as digits, optionally with a decimal exponent: 100000, 1e6, 25e4.
-bool parse_count(const std::string& text, std::uint64_t& value) {
-  std::size_t pos = 0;
-  std::uint64_t mantissa = 0;
-  while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-    const std::uint64_t digit = static_cast<std::uint64_t>(text[pos] - '0');
-    if (mantissa > (UINT64_MAX - digit) / 10) return false;
-    mantissa = mantissa * 10 + digit;
-    ++pos;
-  }
-  if (pos == 0) return false;
-  if (pos < text.size()) {
-    if (text[pos] != 'e' && text[pos] != 'E') return false;
-    const std::string exponent = text.substr(pos + 1);
-    if (exponent.empty() || exponent.size() > 2 ||
-        exponent.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    for (int e = std::stoi(exponent); e > 0; --e) {
-      if (mantissa > UINT64_MAX / 10) return false;
-      mantissa *= 10;
-    }
-  }
-  value = mantissa;
-  return true;
-}
-
 Plan make_plan(const ResampleBench& b, int ranks) {
   Plan plan;
-  for (const auto& text : entries("--particles", b.particles)) {
+  for (const auto& text : list_entries("--particles", b.particles)) {
     std::uint64_t n = 0;
     if (!parse_count(text, n) || n == 0)
       throw Error("--particles: '" + text + "' is not a valid particle count; expected an integer >= 1 (e.g. 100000 or 1e6)");
@@ -102,41 +54,20 @@ Plan make_plan(const ResampleBench& b, int ranks) {
                   " ranks; expected at least one particle per rank");
     plan.particles.push_back(n);
   }
-  for (const auto& text : entries("--state-bytes", b.state_bytes)) {
+  for (const auto& text : list_entries("--state-bytes", b.state_bytes)) {
     std::uint64_t bytes = 0;
     if (!parse_count(text, bytes) || bytes == 0 || bytes % 8 != 0 || bytes / 8 > static_cast<std::uint64_t>(INT_MAX))
       throw Error("--state-bytes: '" + text + "' is not a valid state size; expected a positive multiple of 8 "
                   "(bytes per particle; the state holds bytes/8 doubles)");
     plan.state_bytes.push_back(bytes);
   }
-  for (const auto& text : entries("--scheme", b.schemes)) {
-    bool found = false;
-    for (Scheme s : {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual})
-      if (text == scheme_name(s)) {
-        plan.schemes.push_back(s);
-        found = true;
-      }
-    if (!found)
-      throw Error("--scheme: unknown scheme '" + text +
-                  "'; expected multinomial, stratified, systematic or residual");
-  }
-  const Resampler all[] = {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather,
-                           Resampler::gather_root};
-  for (const auto& text : entries("--implementations", b.implementations)) {
-    if (text == "all") {
-      plan.implementations.insert(plan.implementations.end(), std::begin(all), std::end(all));
-      continue;
-    }
-    bool found = false;
-    for (Resampler r : all)
-      if (text == resampler_name(r)) {
-        plan.implementations.push_back(r);
-        found = true;
-      }
-    if (!found)
-      throw Error("--implementations: unknown implementation '" + text +
-                  "'; expected all or a list of roulette, roulette-algorithm1, allgather, gather-root");
-  }
+  plan.schemes = named_entries<Scheme>(
+      "--scheme", "scheme", b.schemes,
+      {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual}, scheme_name, false);
+  plan.implementations = named_entries<Resampler>(
+      "--implementations", "implementation", b.implementations,
+      {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather, Resampler::gather_root},
+      resampler_name, true);
   if (b.weights == "random") {
     plan.weights = Weights::random;
   } else if (b.weights == "equal") {
@@ -147,12 +78,8 @@ Plan make_plan(const ResampleBench& b, int ranks) {
     throw Error("--weights: unknown weight pattern '" + b.weights + "'; expected random, equal or skewed");
   }
   plan.local_sampler = parse_local_sampler(b.local_sampler);
-  if (b.repeats < 1 || b.repeats > 1000000)
-    throw Error("--repeats: " + std::to_string(b.repeats) + " is not a valid repeat count; expected 1 to 1000000");
-  plan.repeats = static_cast<int>(b.repeats);
-  if (b.seed < 0 || !rng::seed_is_valid(static_cast<std::uint64_t>(b.seed)))
-    throw Error("--seed: " + std::to_string(b.seed) + " is out of range; expected 0 <= seed < 2^56");
-  plan.seed = static_cast<std::uint64_t>(b.seed);
+  plan.repeats = checked_repeats(b.repeats);
+  plan.seed = checked_seed(b.seed);
   return plan;
 }
 
@@ -218,12 +145,6 @@ double timed(MPI_Comm comm, Work&& work) {
   return seconds;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // After a resampling every particle's state must be a copy of some input particle's state
 // (component c of id g is g d + c), and offspring come in ancestor order. Collective.
 void check_offspring(MPI_Comm comm, const StateArray& state, std::uint64_t n, const std::string& what) {
@@ -243,45 +164,6 @@ void check_offspring(MPI_Comm comm, const StateArray& state, std::uint64_t n, co
   }
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   if (!ok) throw Error("internal error: " + what + " produced particle states that are not copies of its inputs");
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6e", x);
-  return buf;
-}
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &local);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 }  // namespace

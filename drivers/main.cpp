@@ -10,6 +10,7 @@
 #include <vector>
 #include <exception>
 
+#include "bench/kernels_bench.hpp"
 #include "bench/resample_bench.hpp"
 #include "bench/sim_scale.hpp"
 #include "drivers/filter_command.hpp"
@@ -47,6 +48,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
   CLI::App* bench_resample_app = bench_app->add_subcommand("resample", "Time the resampler implementations "
                                                                       "against a memcpy of the same state bytes");
   resample_bench.add_to(*bench_resample_app);
+  rsmc::bench::KernelsBench kernels_bench;
+  CLI::App* bench_kernels_app = bench_app->add_subcommand(
+      "kernels", "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
+                 "and a memcpy of the same bytes (rank 0 only, one thread)");
+  kernels_bench.add_to(*bench_kernels_app);
   rsmc::bench::SimScaleCommand sim_scale;
   CLI::App* sim_scale_app = app.add_subcommand(
       "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
@@ -70,6 +76,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*filter_app) return filter.run(comm);
     if (*simulate_app) return simulate.run(comm);
     if (*bench_resample_app) return resample_bench.run(comm);
+    if (*bench_kernels_app) return kernels_bench.run(comm);
     if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
     if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
       if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);

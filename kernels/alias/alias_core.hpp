@@ -291,41 +291,52 @@ RSMC_HOST_DEVICE std::uint64_t section_draws(std::uint64_t seed, std::uint32_t s
 // are zero), integer(W) for integer tables with W < 2^64, and the masked 128-bit candidate (low word
 // = the second u64, high word = the first u64 of block 1) for W > 2^64. Whenever the Stream would
 // reject and draw again, the Stream itself is used. (No Stream object on the fast path keeps the
-// Philox state in registers whatever the compiler decides to inline.)
+// Philox state in registers whatever the compiler decides to inline.) alias_draw_prepare is that fast
+// path without the row load: it sets (row, offset) and returns true, or returns false where the Stream
+// would reject (then alias_draw_at's answer is the Stream draw); batched callers prefetch the rows.
 template <class Weight>
-RSMC_HOST_DEVICE std::uint64_t alias_draw_at(const AliasRow<Weight>* rows, std::uint64_t first_row,
-                                             std::uint64_t rows_count, alias_value_t<Weight> capacity,
-                                             std::uint64_t seed, std::uint32_t step, std::uint64_t id) {
+RSMC_HOST_DEVICE bool alias_draw_prepare(std::uint64_t rows_count, alias_value_t<Weight> capacity, std::uint64_t seed,
+                                         std::uint32_t step, std::uint64_t id, std::uint64_t& row,
+                                         alias_value_t<Weight>& offset) {
     const rng::Block b = rng::block(seed, rng::Purpose::resample, step, id, 0);
     const std::uint64_t x = (static_cast<std::uint64_t>(b.v[1]) << 32) | b.v[0];
     const std::uint64_t y = (static_cast<std::uint64_t>(b.v[3]) << 32) | b.v[2];
     const u128 row_product = static_cast<u128>(x) * rows_count;
-    if (static_cast<std::uint64_t>(row_product) >= rows_count) {  // Stream::integer accepts x at once
-        const std::uint64_t r = static_cast<std::uint64_t>(row_product >> 64);
-        if constexpr (AliasTraits<Weight>::is_exact) {
-            const std::uint64_t cap_hi = static_cast<std::uint64_t>(capacity >> 64);
-            const std::uint64_t cap_lo = static_cast<std::uint64_t>(capacity);
-            if (cap_hi == 0) {  // uniform_below -> Stream::integer(cap_lo), Lemire on y
-                const u128 p = static_cast<u128>(y) * cap_lo;
-                if (static_cast<std::uint64_t>(p) >= cap_lo)
-                    return alias_choice<Weight>(rows[r], first_row + r, static_cast<u128>(p >> 64));
-            } else if (capacity - 1 > ~std::uint64_t{0}) {  // capacity > 2^64: masked 128-bit candidate
-                const std::uint64_t top = static_cast<std::uint64_t>((capacity - 1) >> 64);
-                const std::uint64_t mask = ~std::uint64_t{0} >> exact::u128_detail::clz64(top);
-                const rng::Block b1 = rng::block(seed, rng::Purpose::resample, step, id, 1);
-                const std::uint64_t z = (static_cast<std::uint64_t>(b1.v[1]) << 32) | b1.v[0];
-                const u128 offset = (static_cast<u128>(z & mask) << 64) | y;
-                if (offset < capacity) return alias_choice<Weight>(rows[r], first_row + r, offset);
-            } else {  // capacity == 2^64: one next_u64()
-                return alias_choice<Weight>(rows[r], first_row + r, static_cast<u128>(y));
-            }
-        } else {
-            const std::uint64_t m = y >> 11;
-            if (m != 0)
-                return alias_choice<Weight>(rows[r], first_row + r,
-                                            static_cast<double>(m) * 0x1.0p-53 * capacity);
+    if (static_cast<std::uint64_t>(row_product) < rows_count) return false;  // Stream::integer would draw again
+    row = static_cast<std::uint64_t>(row_product >> 64);
+    if constexpr (AliasTraits<Weight>::is_exact) {
+        const std::uint64_t cap_hi = static_cast<std::uint64_t>(capacity >> 64);
+        const std::uint64_t cap_lo = static_cast<std::uint64_t>(capacity);
+        if (cap_hi == 0) {  // uniform_below -> Stream::integer(cap_lo), Lemire on y
+            const u128 p = static_cast<u128>(y) * cap_lo;
+            offset = static_cast<u128>(p >> 64);
+            return static_cast<std::uint64_t>(p) >= cap_lo;
+        } else if (capacity - 1 > ~std::uint64_t{0}) {  // capacity > 2^64: masked 128-bit candidate
+            const std::uint64_t top = static_cast<std::uint64_t>((capacity - 1) >> 64);
+            const std::uint64_t mask = ~std::uint64_t{0} >> exact::u128_detail::clz64(top);
+            const rng::Block b1 = rng::block(seed, rng::Purpose::resample, step, id, 1);
+            const std::uint64_t z = (static_cast<std::uint64_t>(b1.v[1]) << 32) | b1.v[0];
+            offset = (static_cast<u128>(z & mask) << 64) | y;
+            return offset < capacity;
+        } else {  // capacity == 2^64: one next_u64()
+            offset = static_cast<u128>(y);
+            return true;
         }
+    } else {
+        const std::uint64_t m = y >> 11;
+        offset = static_cast<double>(m) * 0x1.0p-53 * capacity;
+        return m != 0;
     }
+}
+
+template <class Weight>
+RSMC_HOST_DEVICE std::uint64_t alias_draw_at(const AliasRow<Weight>* rows, std::uint64_t first_row,
+                                             std::uint64_t rows_count, alias_value_t<Weight> capacity,
+                                             std::uint64_t seed, std::uint32_t step, std::uint64_t id) {
+    std::uint64_t r = 0;
+    alias_value_t<Weight> offset{};
+    if (alias_draw_prepare<Weight>(rows_count, capacity, seed, step, id, r, offset))
+        return alias_choice<Weight>(rows[r], first_row + r, offset);
     rng::Stream stream(seed, rng::Purpose::resample, step, id);
     return alias_draw<Weight>(rows, first_row, rows_count, capacity, stream);
 }

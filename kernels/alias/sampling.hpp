@@ -4,7 +4,9 @@
 // alias table". Two methods, each with two outputs (counts per item, or one item per draw):
 //
 // - baseline (Walker): draw d is one Philox block of Stream(seed, resample, step, first_draw_id + d):
-//   a uniform row (Stream::integer) and a uniform offset inside it. One thread per draw.
+//   a uniform row (Stream::integer) and a uniform offset inside it. One thread per draw on devices;
+//   on host execution spaces batches of 64 draws compute their rows first and prefetch them, so that
+//   the table loads overlap (the same draws; the sectioned draws are batched the same way).
 // - sectioned (Lehmann et al., "cached sectioned sampling"): the rows are cut into sections of
 //   `section_rows`; the number of draws per section is generated without communication by binomial
 //   splitting on a fixed tree (section_draws in alias_core.hpp: a pure function of (seed, step,
@@ -104,6 +106,39 @@ void section_plan(std::uint64_t n, std::uint64_t section_rows, std::uint64_t tot
                     std::to_string(total_draws) + " (internal error)");
 }
 
+// kBatch draws (or fewer: count) from rows[0..rows_count) (item first_row + row), draw k with the
+// stream id id0 + k, handed to sink(item, position0 + k). Two passes: every draw's row and offset
+// first (alias_draw_prepare, with a prefetch of the row on the host), then the choices, so that the
+// table loads of a batch overlap instead of waiting one after another. Each item is alias_draw_at's,
+// draw for draw. Host execution spaces use it for the baseline and the sectioned draws.
+constexpr std::uint64_t kBatch = 64;
+
+template <class Weight, class Sink>
+KOKKOS_INLINE_FUNCTION void draw_batch(const AliasRow<Weight>* rows, std::uint64_t first_row, std::uint64_t rows_count,
+                                       alias_value_t<Weight> cap, std::uint64_t seed, std::uint32_t step,
+                                       std::uint64_t id0, std::uint64_t position0, std::uint64_t count,
+                                       const Sink& sink) {
+    std::uint64_t row[kBatch];
+    alias_value_t<Weight> offset[kBatch];
+    bool fast[kBatch];
+    for (std::uint64_t k = 0; k < count; ++k) {
+        row[k] = 0;
+        fast[k] = alias_draw_prepare<Weight>(rows_count, cap, seed, step, id0 + k, row[k], offset[k]);
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__)
+        __builtin_prefetch(rows + row[k]);
+#endif
+    }
+    for (std::uint64_t k = 0; k < count; ++k)
+        sink(fast[k] ? alias_choice<Weight>(rows[row[k]], first_row + row[k], offset[k])
+                     : alias_draw_at<Weight>(rows, first_row, rows_count, cap, seed, step, id0 + k),
+             position0 + k);
+}
+
+template <class Exec>
+constexpr bool is_host_exec() {
+    return Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
+}
+
 // Runs sink(item, draw position) for every draw of a sectioned batch. A team stages its section's
 // rows in scratch memory first (level 0 when they fit: GPU shared memory; on host backends level 1,
 // which keeps them in cache) when the section has enough draws to pay for the copy (at least an
@@ -145,11 +180,47 @@ void sectioned(const AliasTable<Weight, Space>& table, std::uint64_t total_draws
                 team.team_barrier();
                 section = staged.data();
             }
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](std::uint64_t k) {
-                sink(sectioned_draw<Weight>(section, first_row, len, cap, seed, step, first_id + offset + k),
-                     offset + k);
-            });
+            if constexpr (is_host_exec<Exec>()) {  // batches of kBatch draws (the same draws)
+                const std::uint64_t batches = (count + kBatch - 1) / kBatch;
+                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batches), [&](std::uint64_t b) {
+                    const std::uint64_t k0 = b * kBatch;
+                    draw_batch<Weight>(section, first_row, len, cap, seed, step,
+                                       kSectionedDrawTag | (first_id + offset + k0), offset + k0,
+                                       count - k0 < kBatch ? count - k0 : kBatch, sink);
+                });
+            } else {
+                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](std::uint64_t k) {
+                    sink(sectioned_draw<Weight>(section, first_row, len, cap, seed, step, first_id + offset + k),
+                         offset + k);
+                });
+            }
         });
+}
+
+// Runs sink(item, d) for every baseline draw d < total_draws: one thread per draw on devices, batches
+// of kBatch draws (draw_batch) on host execution spaces; the draws are the same.
+template <class Weight, class Space, class Sink>
+void baseline(const AliasTable<Weight, Space>& table, std::uint64_t total_draws, std::uint64_t seed,
+              std::uint32_t step, const AliasSampleOptions& options, const Sink& sink) {
+    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
+    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
+    const std::uint64_t n = table.size(), first_id = options.first_draw_id;
+    const auto rows = table.rows;
+    const alias_value_t<Weight> cap = table.capacity;
+    if constexpr (is_host_exec<Exec>()) {
+        const std::uint64_t batches = (total_draws + kBatch - 1) / kBatch;
+        Kokkos::parallel_for(
+            "rsmc::alias baseline", policy(0, batches), KOKKOS_LAMBDA(std::uint64_t b) {
+                const std::uint64_t d0 = b * kBatch;
+                const std::uint64_t count = total_draws - d0 < kBatch ? total_draws - d0 : kBatch;
+                draw_batch<Weight>(rows.data(), 0, n, cap, seed, step, first_id + d0, d0, count, sink);
+            });
+    } else {
+        Kokkos::parallel_for(
+            "rsmc::alias baseline", policy(0, total_draws), KOKKOS_LAMBDA(std::uint64_t d) {
+                sink(baseline_draw<Weight>(rows.data(), n, cap, seed, step, first_id + d), d);
+            });
+    }
 }
 
 template <class Exec, class CountsView>
@@ -175,38 +246,21 @@ template <class Weight, class Space, class CountsView>
 void sample_counts(const AliasTable<Weight, Space>& table, std::uint64_t total_draws, std::uint64_t seed,
                    std::uint32_t step, const CountsView& counts_per_item, const AliasSampleOptions& options = {}) {
     using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
     const std::uint64_t n = table.size();
     sampling_detail::check_draws(n, total_draws, options);
     sampling_detail::check_counts(counts_per_item, n);
     Kokkos::deep_copy(counts_per_item, std::uint64_t{0});
-    const auto rows = table.rows;
-    const alias_value_t<Weight> cap = table.capacity;
-    const std::uint64_t first_id = options.first_draw_id;
-    const CountsView counts = counts_per_item;
-    Kokkos::parallel_for(
-        "rsmc::alias sample counts", policy(0, total_draws), KOKKOS_LAMBDA(std::uint64_t d) {
-            sampling_detail::count_one<Exec>(counts,
-                                             baseline_draw<Weight>(rows.data(), n, cap, seed, step, first_id + d));
-        });
+    sampling_detail::baseline(table, total_draws, seed, step, options,
+                              sampling_detail::CountSink<Exec, CountsView>{counts_per_item});
 }
 
 // Baseline: draws(d) = the item of draw d, for d < draws.extent(0).
 template <class Weight, class Space, class DrawsView>
 void sample_draws(const AliasTable<Weight, Space>& table, std::uint64_t seed, std::uint32_t step,
                   const DrawsView& draws, const AliasSampleOptions& options = {}) {
-    using Exec = typename AliasTable<Weight, Space>::rows_view::execution_space;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
     const std::uint64_t n = table.size(), total = draws.extent(0);
     sampling_detail::check_draws(n, total, options);
-    const auto rows = table.rows;
-    const alias_value_t<Weight> cap = table.capacity;
-    const std::uint64_t first_id = options.first_draw_id;
-    const DrawsView out = draws;
-    Kokkos::parallel_for(
-        "rsmc::alias sample draws", policy(0, total), KOKKOS_LAMBDA(std::uint64_t d) {
-            out(d) = baseline_draw<Weight>(rows.data(), n, cap, seed, step, first_id + d);
-        });
+    sampling_detail::baseline(table, total, seed, step, options, sampling_detail::DrawSink<DrawsView>{draws});
 }
 
 // Sectioned: counts_per_item(i) = how many of `total_draws` draws chose item i (overwritten).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks run and print valid JSON lines: `rsmc bench resample` on 1 and 3 ranks (every
-# implementation, one line each) and `rsmc sim-scale` at a small and a large point.
+# implementation, one line each), `rsmc bench kernels` (every kernel and phase, a skipped line) and
+# `rsmc sim-scale` at a small and a large point.
 source "$(dirname "$0")/common.sh"
 
 for p in 1 3; do
@@ -13,6 +14,35 @@ assert all(r["bench"] == "resample" and r["ranks"] == int(sys.argv[2]) for r in 
 assert {r["implementation"] for r in lines} == {"roulette", "roulette-algorithm1", "allgather", "gather-root"}
 PY
 done
+
+# rsmc bench kernels on 2 ranks (rank 0 works, rank 1 waits): every kernel and phase at two sizes and
+# both weight patterns; a --max-table-gib below the butterfly's table (32 x 1000 x 8 bytes) skips it.
+rsmc_np 2 bench kernels --sizes 1000,100 --repeats 1 --max-table-gib 0.0001 >"$WORK/kernels.jsonl" ||
+  fail "bench kernels"
+python3 - "$WORK/kernels.jsonl" <<'PY' || fail "bench kernels: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+builds = {"binary-search", "cutpoint", "forest", "butterfly", "alias-vose", "alias-psa", "alias-psa-plus", "std-discrete"}
+samples = {"binary-search", "cutpoint", "forest", "butterfly", "alias-baseline", "alias-sectioned", "std-discrete", "rng"}
+expected = {(k, "build") for k in builds} | {(k, "sample") for k in samples}
+common = {"bench", "kernel", "phase", "n", "weights", "exponent", "repeats", "seed", "threads", "date", "host"}
+measured = common | {"samples", "rng", "inner", "seconds_median", "seconds_min", "table_bytes", "copy_bytes",
+                     "copy_seconds_median", "copy_bytes_per_s", "kernel_to_copy_ratio"}
+assert len(lines) == 2 * 2 * len(expected), len(lines)
+for n in (1000, 100):
+    for w in ("uniform", "power-law"):
+        got = {(r["kernel"], r["phase"]) for r in lines if r["n"] == n and r["weights"] == w}
+        assert got == expected, (n, w, expected ^ got)
+for r in lines:
+    assert r["bench"] == "kernels" and common <= set(r), r
+    if r["kernel"] == "butterfly" and r["n"] == 1000:
+        assert r["skipped"] is True and "max-table-gib" in r["reason"], r
+        continue
+    assert "skipped" not in r and measured <= set(r), r
+    rate = "items_per_s" if r["phase"] == "build" else "samples_per_s"
+    assert r[rate] > 0 and r["seconds_median"] > 0 and r["copy_seconds_median"] >= 0, r
+    assert (r["samples"] is None) == (r["phase"] == "build"), r
+PY
 
 rsmc_np 1 sim-scale --ranks 4,65536 --particles 1e6,1e10 >"$WORK/sim.jsonl" || fail "sim-scale"
 python3 - "$WORK/sim.jsonl" <<'PY' || fail "sim-scale: bad JSON"

@@ -1,0 +1,620 @@
+#include "bench/kernels_bench.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_common.hpp"
+#include "framework/core/error.hpp"
+#include "framework/rng/stream.hpp"
+#include "kernels/alias/psa.hpp"
+#include "kernels/alias/sampling.hpp"
+#include "kernels/alias/vose.hpp"
+#include "kernels/host/butterfly_table.hpp"
+#include "kernels/inverse_cdf/radix_forest.hpp"
+#include "kernels/inverse_cdf/upper_bound.hpp"
+
+namespace rsmc::bench {
+
+namespace {
+
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+using HostSpace = Kokkos::HostSpace;
+using WeightView = Kokkos::View<double*, HostSpace>;
+using DrawView = Kokkos::View<std::uint64_t*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using AliasTable = kernels::alias::AliasTable<double, HostSpace>;
+
+constexpr std::uint32_t kStep = 1;                     // the step of every sampling stream
+constexpr std::uint64_t kDefaultSampleCap = 10000000;  // --samples n: at most 10^7 samples
+constexpr unsigned kWarp = kernels::butterfly::kCudaWarpWidth;
+
+enum class Pattern { uniform, power_law, equal };
+enum class Kernel {
+  binary_search,
+  cutpoint,
+  forest,
+  butterfly,
+  alias_vose,
+  alias_psa,
+  alias_psa_plus,
+  alias_baseline,
+  alias_sectioned,
+  std_discrete,
+  rng
+};
+
+const Kernel kAllKernels[] = {Kernel::binary_search,  Kernel::cutpoint,       Kernel::forest,
+                              Kernel::butterfly,      Kernel::alias_vose,     Kernel::alias_psa,
+                              Kernel::alias_psa_plus, Kernel::alias_baseline, Kernel::alias_sectioned,
+                              Kernel::std_discrete,   Kernel::rng};
+
+const char* kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::binary_search: return "binary-search";
+    case Kernel::cutpoint: return "cutpoint";
+    case Kernel::forest: return "forest";
+    case Kernel::butterfly: return "butterfly";
+    case Kernel::alias_vose: return "alias-vose";
+    case Kernel::alias_psa: return "alias-psa";
+    case Kernel::alias_psa_plus: return "alias-psa-plus";
+    case Kernel::alias_baseline: return "alias-baseline";
+    case Kernel::alias_sectioned: return "alias-sectioned";
+    case Kernel::std_discrete: return "std-discrete";
+    case Kernel::rng: return "rng";
+  }
+  return "unknown";
+}
+
+const char* pattern_name(Pattern p) {
+  switch (p) {
+    case Pattern::uniform: return "uniform";
+    case Pattern::power_law: return "power-law";
+    case Pattern::equal: return "equal";
+  }
+  return "unknown";
+}
+
+struct Plan {
+  std::vector<std::uint64_t> sizes;
+  std::vector<Pattern> patterns;
+  std::vector<Kernel> kernels;
+  std::uint64_t samples = 0;  // 0: n, at most kDefaultSampleCap
+  int repeats = 5;
+  std::uint64_t seed = 1;
+  double max_table_bytes = 0.0;
+};
+
+Plan make_plan(const KernelsBench& b) {
+  Plan plan;
+  for (const auto& text : list_entries("--sizes", b.sizes)) {
+    std::uint64_t n = 0;
+    if (!parse_count(text, n) || n == 0 || n > (std::uint64_t{1} << 40))
+      throw Error("--sizes: '" + text + "' is not a valid size; expected an integer 1 <= n <= 2^40 (e.g. 1000 or 1e6)");
+    plan.sizes.push_back(n);
+  }
+  plan.patterns = named_entries<Pattern>("--weights", "weight pattern", b.weights,
+                                         {Pattern::uniform, Pattern::power_law, Pattern::equal}, pattern_name, false);
+  plan.kernels = named_entries<Kernel>("--kernels", "kernel", b.kernels,
+                                       std::vector<Kernel>(std::begin(kAllKernels), std::end(kAllKernels)),
+                                       kernel_name, true);
+  if (b.samples != "n" && (!parse_count(b.samples, plan.samples) || plan.samples == 0 ||
+                           plan.samples >= kernels::alias::kDrawIdLimit))
+    throw Error("--samples: '" + b.samples + "' is not a valid sample count; expected n or an integer >= 1 (e.g. 1e6)");
+  plan.repeats = checked_repeats(b.repeats);
+  plan.seed = checked_seed(b.seed);
+  if (!(b.max_table_gib > 0.0) || !std::isfinite(b.max_table_gib))
+    throw Error("--max-table-gib: expected a positive number of GiB");
+  plan.max_table_bytes = b.max_table_gib * 1073741824.0;
+  return plan;
+}
+
+// ---- inputs ---------------------------------------------------------------------------------------
+
+// The weights of the pattern (see kernels_bench.hpp): integer-valued doubles, total <= 2^52 + n.
+WeightView make_weights(Pattern pattern, std::uint64_t n, std::uint64_t seed) {
+  WeightView w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::bench::weights"), n);
+  const double two52 = 4503599627370496.0;
+  switch (pattern) {
+    case Pattern::uniform: {
+      const double scale = std::floor(two52 / static_cast<double>(n));
+      for (std::uint64_t i = 0; i < n; ++i)
+        w(i) = 1.0 + std::floor(rng::Stream(seed, rng::Purpose::initialise, 0, i).uniform() * scale);
+      break;
+    }
+    case Pattern::power_law: {
+      const double scale = std::floor(two52 / (std::log(static_cast<double>(n)) + 1.0));  // sum_r 1/r <= ln n + 1
+      std::vector<std::uint64_t> rank(n);
+      for (std::uint64_t i = 0; i < n; ++i) rank[i] = i;
+      rng::Stream s(seed, rng::Purpose::initialise, 1, 0);
+      for (std::uint64_t i = n; i > 1; --i) std::swap(rank[i - 1], rank[s.integer(i)]);
+      for (std::uint64_t i = 0; i < n; ++i) w(i) = std::floor(scale / static_cast<double>(rank[i] + 1));
+      break;
+    }
+    case Pattern::equal:
+      for (std::uint64_t i = 0; i < n; ++i) w(i) = std::floor(two52 / static_cast<double>(n));
+      break;
+  }
+  return w;
+}
+
+// Sample point k: u_k * total with u_k the uniform of Stream(seed, resample, kStep, k), kept below
+// the total (the product can round up to it), so every inverse-CDF kernel maps it to an item.
+struct Points {
+  std::uint64_t seed;
+  double total;
+  double below_total;
+  double operator()(std::uint64_t k) const {
+    const double x = rng::Stream(seed, rng::Purpose::resample, kStep, k).uniform() * total;
+    return x < total ? x : below_total;
+  }
+};
+
+// ---- timing ---------------------------------------------------------------------------------------
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The memory-bandwidth floor: a std::memcpy between two buffers that are touched before any timing.
+class CopyFloor {
+ public:
+  double time(std::uint64_t bytes, int inner) {
+    if (bytes == 0) return 0.0;
+    if (bytes > size_) {
+      src_.reset();
+      dst_.reset();
+      src_.reset(new unsigned char[bytes]);
+      dst_.reset(new unsigned char[bytes]);
+      std::memset(src_.get(), 1, bytes);
+      std::memset(dst_.get(), 0, bytes);
+      size_ = bytes;
+    }
+    const double start = now_seconds();
+    for (int i = 0; i < inner; ++i) std::memcpy(dst_.get(), src_.get(), bytes);
+    const double seconds = (now_seconds() - start) / inner;
+    sink_ = sink_ + dst_[static_cast<std::size_t>(inner) % bytes];
+    return seconds;
+  }
+ private:
+  std::unique_ptr<unsigned char[]> src_, dst_;
+  std::uint64_t size_ = 0;
+  volatile unsigned sink_ = 0;  // keeps the copies from being optimised away
+};
+
+// One measured phase of a kernel.
+struct Phase {
+  const char* phase = "build";  // build | sample
+  std::vector<double> seconds, copy_seconds;
+  std::uint64_t items = 0;       // n (build) or samples (sample)
+  std::uint64_t copy_bytes = 0;  // the floor's bytes
+  std::uint64_t table_bytes = 0;
+  int inner = 1;
+  const char* rng = nullptr;  // the generator inside the timed sample loop
+};
+
+// Calls per timing: enough that one timing covers about 2^17 items.
+int inner_calls(std::uint64_t items) {
+  const std::uint64_t want = (std::uint64_t{1} << 17) / (items > 0 ? items : 1);
+  return static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(1000, want)));
+}
+
+// ---- the benchmark for one (n, weights) -------------------------------------------------------------
+
+class Bench {
+ public:
+  Bench(const Plan& plan, Pattern pattern, std::uint64_t n, CopyFloor& floor, bool verbose)
+      : plan_(plan), n_(n), floor_(floor), verbose_(verbose) {
+    w_ = make_weights(pattern, n, plan.seed);
+    cumulative_.resize(n);
+    double run = 0.0;
+    for (std::uint64_t i = 0; i < n; ++i) cumulative_[i] = run += w_(i);
+    total_ = run;
+    points_ = Points{plan.seed, total_, std::nextafter(total_, 0.0)};
+    m_ = plan.samples != 0 ? plan.samples : std::min(n, kDefaultSampleCap);
+    out_.assign(m_, 0);
+  }
+
+  std::uint64_t samples() const { return m_; }
+
+  // Why `kernel` cannot run at this size, or "" if it can.
+  std::string skip_reason(Kernel kernel) const {
+    const double bytes = static_cast<double>(table_bytes(kernel));
+    if (bytes > plan_.max_table_bytes) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "its structure takes %.3g GiB, above --max-table-gib %.3g%s", bytes / 1073741824.0,
+                    plan_.max_table_bytes / 1073741824.0,
+                    kernel == Kernel::butterfly ? " (W = 32 cells of 8 bytes per item)" : "");
+      return buf;
+    }
+    if ((kernel == Kernel::cutpoint || kernel == Kernel::forest) && n_ >= (std::uint64_t{1} << 31))
+      return "n >= 2^31 needs 64-bit node references (the benchmark uses 32-bit ones)";
+    if (kernel == Kernel::butterfly && n_ > kernels::host::kButterflyMaxK)
+      return "the butterfly takes at most 2^32 - 1 items";
+    return "";
+  }
+
+  std::vector<Phase> run(Kernel kernel) {
+    switch (kernel) {
+      case Kernel::binary_search: return binary_search();
+      case Kernel::cutpoint: return forest_family<kernels::CutpointTable<double, HostExec>>(kernel);
+      case Kernel::forest: return forest_family<kernels::RadixForest<double, HostExec>>(kernel);
+      case Kernel::butterfly: return butterfly();
+      case Kernel::alias_vose:
+      case Kernel::alias_psa:
+      case Kernel::alias_psa_plus: return alias_build(kernel);
+      case Kernel::alias_baseline:
+      case Kernel::alias_sectioned: return alias_sample(kernel);
+      case Kernel::std_discrete: return std_discrete();
+      case Kernel::rng: return rng_only();
+    }
+    throw Error("internal error: unknown kernel");
+  }
+
+ private:
+  // Bytes of the structure a kernel builds (the build floor copies as many).
+  std::uint64_t table_bytes(Kernel kernel) const {
+    const std::uint64_t n = n_, cells = n_ + 1;  // default guide cells: m = n, starts has m + 1
+    switch (kernel) {
+      case Kernel::binary_search: return 8 * n;
+      case Kernel::cutpoint: return 8 * n + 4 * cells;                          // lower bounds, starts
+      case Kernel::forest: return 8 * n + 4 * cells + 8 * n + 4 * n + 4 * n;    // + nodes, otherBounds, table
+      case Kernel::butterfly: return std::uint64_t{kWarp} * 8 * n;
+      case Kernel::alias_vose:
+      case Kernel::alias_psa:
+      case Kernel::alias_psa_plus:
+      case Kernel::alias_baseline:
+      case Kernel::alias_sectioned: return sizeof(kernels::alias::AliasRow<double>) * n;
+      case Kernel::std_discrete: return 16 * n;  // libstdc++: probabilities and their partial sums
+      case Kernel::rng: return 0;
+    }
+    return 0;
+  }
+
+  // Times work() --repeats times, each after a memcpy of copy_bytes.
+  template <class Work>
+  void measure(Phase& p, Work&& work) {
+    p.inner = inner_calls(p.items);
+    for (int r = 0; r < plan_.repeats; ++r) {
+      p.copy_seconds.push_back(floor_.time(p.copy_bytes, p.inner));
+      const double start = now_seconds();
+      for (int i = 0; i < p.inner; ++i) work();
+      p.seconds.push_back((now_seconds() - start) / p.inner);
+      if (verbose_)
+        std::fprintf(stderr, "  %s n = %llu: repeat %d/%d: %.6e s, memcpy %.6e s\n", p.phase,
+                     static_cast<unsigned long long>(n_), r + 1, plan_.repeats, p.seconds.back(),
+                     p.copy_seconds.back());
+    }
+  }
+
+  Phase build_phase(Kernel kernel) const {
+    Phase p;
+    p.phase = "build";
+    p.items = n_;
+    p.table_bytes = table_bytes(kernel);
+    p.copy_bytes = p.table_bytes;
+    return p;
+  }
+  Phase sample_phase(Kernel kernel, const char* rng_name) const {
+    Phase p;
+    p.phase = "sample";
+    p.items = m_;
+    p.table_bytes = table_bytes(kernel);
+    p.copy_bytes = 8 * m_;
+    p.rng = rng_name;
+    return p;
+  }
+
+  // The inverse-CDF kernels' answers in out_ must be, for every sample, the index binary search gives.
+  void check_inverse_cdf(Kernel kernel) const {
+    for (std::uint64_t k = 0; k < m_; ++k) {
+      const double x = points_(k);
+      const std::uint64_t i = out_[k];
+      if (!(i < n_ && (i == 0 || cumulative_[i - 1] <= x) && x < cumulative_[i]))
+        throw Error(std::string("internal error: bench kernels: ") + kernel_name(kernel) + " mapped sample " +
+                    std::to_string(k) + " to item " + std::to_string(i) + ", not to the binary-search index " +
+                    std::to_string(kernels::upper_bound_index(cumulative_.data(), n_, x)));
+    }
+  }
+
+  // Draws (alias, std::discrete_distribution): every item in range, and the share of draws on even
+  // items within 6 standard deviations of its probability.
+  void check_draws(Kernel kernel) const {
+    double even_weight = 0.0;
+    for (std::uint64_t i = 0; i < n_; i += 2) even_weight += w_(i);
+    const double p = even_weight / total_;
+    std::uint64_t even = 0;
+    for (std::uint64_t k = 0; k < m_; ++k) {
+      if (out_[k] >= n_)
+        throw Error(std::string("internal error: bench kernels: ") + kernel_name(kernel) + " drew item " +
+                    std::to_string(out_[k]) + " of " + std::to_string(n_));
+      even += out_[k] % 2 == 0 ? 1 : 0;
+    }
+    const double m = static_cast<double>(m_);
+    if (std::fabs(static_cast<double>(even) - m * p) > 6.0 * std::sqrt(m * p * (1.0 - p)) + 1.0)
+      throw Error(std::string("internal error: bench kernels: ") + kernel_name(kernel) + " drew " +
+                  std::to_string(even) + " of " + std::to_string(m_) + " samples on even items; expected about " +
+                  std::to_string(m * p));
+  }
+
+  // A valid alias table whose rows give every item its weight back (within the rounding bound the
+  // unit tests use, 4 n eps W).
+  void check_alias_table(Kernel kernel, const AliasTable& table) const {
+    const auto fail = [&](const std::string& what) {
+      throw Error(std::string("internal error: bench kernels: ") + kernel_name(kernel) + ": " + what);
+    };
+    if (table.size() != n_) fail("the table has " + std::to_string(table.size()) + " rows");
+    std::vector<double> mass(n_, 0.0);
+    const double cap = table.capacity;
+    for (std::uint64_t i = 0; i < n_; ++i) {
+      const auto& row = table.rows(i);
+      if (!(row.alias < n_) || !(row.threshold >= 0.0) || !(row.threshold <= cap) ||
+          (row.threshold == cap && row.alias != i))
+        fail("row " + std::to_string(i) + " is not a valid alias row");
+      mass[i] += row.threshold;
+      mass[row.alias] += cap - row.threshold;
+    }
+    const double bound = 4.0 * static_cast<double>(n_) * 2.220446049250313e-16 * total_;
+    for (std::uint64_t i = 0; i < n_; ++i)
+      if (!(std::fabs(mass[i] - w_(i)) <= bound))
+        fail("item " + std::to_string(i) + " gets " + std::to_string(mass[i]) + " of the table, expected its weight " +
+             std::to_string(w_(i)));
+  }
+
+  template <class Index>
+  void sample_with(Phase& p, Index&& index) {
+    measure(p, [&] {
+      for (std::uint64_t k = 0; k < m_; ++k) out_[k] = index(points_(k));
+    });
+  }
+
+  std::vector<Phase> binary_search() {
+    Phase build = build_phase(Kernel::binary_search), sample = sample_phase(Kernel::binary_search, "philox4x32-10");
+    std::vector<double> c(n_);
+    measure(build, [&] {
+      double run = 0.0;
+      for (std::uint64_t i = 0; i < n_; ++i) c[i] = run += w_(i);
+    });
+    if (std::memcmp(c.data(), cumulative_.data(), 8 * n_) != 0)
+      throw Error("internal error: bench kernels: binary-search built different prefix sums");
+    sample_with(sample, [&](double x) { return kernels::upper_bound_index(c.data(), n_, x); });
+    check_inverse_cdf(Kernel::binary_search);
+    return {build, sample};
+  }
+
+  // CutpointTable and RadixForest: the lower bounds (a prefix sum), then the structure.
+  template <class Table>
+  std::vector<Phase> forest_family(Kernel kernel) {
+    Phase build = build_phase(kernel), sample = sample_phase(kernel, "philox4x32-10");
+    Kokkos::View<double*, HostSpace> lower(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::bench::lower"), n_);
+    Table table;
+    measure(build, [&] {
+      double run = 0.0;
+      for (std::uint64_t i = 0; i < n_; ++i) {
+        lower(i) = run;
+        run += w_(i);
+      }
+      table.build(lower, run);
+    });
+    const auto sampler = table.sampler();
+    sample_with(sample, [&](double x) { return sampler.index(x); });
+    check_inverse_cdf(kernel);
+    return {build, sample};
+  }
+
+  std::vector<Phase> butterfly() {
+    Phase build = build_phase(Kernel::butterfly), sample = sample_phase(Kernel::butterfly, "philox4x32-10");
+    kernels::host::ButterflyWarpTable<double, kWarp> table;
+    const double* rows[kWarp];
+    for (unsigned r = 0; r < kWarp; ++r) rows[r] = w_.data();
+    measure(build, [&] { table.build(rows, n_); });
+    measure(sample, [&] {
+      double x[kWarp];
+      std::uint32_t index[kWarp];
+      for (std::uint64_t first = 0; first < m_; first += kWarp) {
+        const unsigned lanes = static_cast<unsigned>(std::min<std::uint64_t>(kWarp, m_ - first));
+        for (unsigned r = 0; r < kWarp; ++r) x[r] = r < lanes ? points_(first + r) : 0.0;
+        table.search(x, index);
+        for (unsigned r = 0; r < lanes; ++r) out_[first + r] = index[r];
+      }
+    });
+    check_inverse_cdf(Kernel::butterfly);
+    return {build, sample};
+  }
+
+  std::vector<Phase> alias_build(Kernel kernel) {
+    Phase build = build_phase(kernel);
+    AliasTable table;
+    kernels::alias::VoseWorkspace workspace;
+    measure(build, [&] {
+      if (kernel == Kernel::alias_vose)
+        kernels::alias::build_vose(w_.data(), n_, table, workspace);
+      else if (kernel == Kernel::alias_psa)
+        table = kernels::alias::build_psa(w_);
+      else
+        table = kernels::alias::build_psa_plus(w_);
+      HostExec().fence();
+    });
+    check_alias_table(kernel, table);
+    return {build};
+  }
+
+  std::vector<Phase> alias_sample(Kernel kernel) {
+    Phase sample = sample_phase(kernel, "philox4x32-10");
+    const AliasTable table = kernels::alias::build_vose(w_.data(), n_);
+    const DrawView draws(out_.data(), m_);
+    measure(sample, [&] {
+      if (kernel == Kernel::alias_baseline)
+        kernels::alias::sample_draws(table, plan_.seed, kStep, draws);
+      else
+        kernels::alias::sample_draws_sectioned(table, plan_.seed, kStep, draws);
+      HostExec().fence();
+    });
+    check_draws(kernel);
+    return {sample};
+  }
+
+  std::vector<Phase> std_discrete() {
+    Phase build = build_phase(Kernel::std_discrete), sample = sample_phase(Kernel::std_discrete, "mt19937_64");
+    std::discrete_distribution<std::uint64_t> dist;
+    measure(build, [&] { dist = std::discrete_distribution<std::uint64_t>(w_.data(), w_.data() + n_); });
+    measure(sample, [&] {
+      std::mt19937_64 gen(plan_.seed);
+      for (std::uint64_t k = 0; k < m_; ++k) out_[k] = dist(gen);
+    });
+    check_draws(Kernel::std_discrete);
+    return {build, sample};
+  }
+
+  std::vector<Phase> rng_only() {
+    Phase sample = sample_phase(Kernel::rng, "philox4x32-10");
+    sample_with(sample, [](double x) { return static_cast<std::uint64_t>(x); });
+    for (std::uint64_t k = 0; k < m_; ++k)
+      if (out_[k] != static_cast<std::uint64_t>(points_(k)))
+        throw Error("internal error: bench kernels: the uniforms are not reproducible");
+    return {sample};
+  }
+
+  const Plan& plan_;
+  std::uint64_t n_;
+  CopyFloor& floor_;
+  bool verbose_;
+  WeightView w_;
+  std::vector<double> cumulative_;  // the exact prefix sums: the reference of every inverse CDF
+  double total_ = 0.0;
+  Points points_{};
+  std::uint64_t m_ = 0;
+  std::vector<std::uint64_t> out_;  // the indices of the last sample phase
+};
+
+// Ranks other than 0 wait here, sleeping rather than spinning in a barrier, while rank 0 works.
+void wait_for_rank0(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+void KernelsBench::add_to(CLI::App& app) {
+  app.footer(
+      "Runs on rank 0 only, on one thread of the host execution space (Serial in the default build); other ranks "
+      "wait idle. Weights are integer-valued doubles with exact prefix sums, so every inverse-CDF kernel is checked "
+      "(untimed) to return the binary-search index of every sample; alias tables are checked to give every item its "
+      "weight back. Sampling includes the random number generation (one Philox4x32-10 block per sample; "
+      "std-discrete: std::mt19937_64). Each phase is timed --repeats times after a std::memcpy of its bytes (build: "
+      "the structure; sample: 8 bytes per sample). One JSON line per (n, weights, kernel, phase) on stdout and "
+      "nothing else; see docs/performance.md.");
+  app.add_option("--sizes,-n", sizes, "Item counts n; a comma list or a repeated option, e.g. 1e3,1e6")
+      ->type_name("N,...")
+      ->capture_default_str();
+  app.add_option("--weights", weights,
+                 "Weight patterns: uniform (1 + floor(u S), u uniform), power-law (shuffled, exponent 1), equal; "
+                 "a comma list")
+      ->type_name("NAME,...")
+      ->capture_default_str();
+  std::string names;
+  for (Kernel k : kAllKernels) names += std::string(names.empty() ? "" : ", ") + kernel_name(k);
+  app.add_option("--kernels", kernels, "all, or a comma list of " + names)
+      ->type_name("NAME,...")
+      ->capture_default_str();
+  app.add_option("--samples", samples, "Samples per size: a count (e.g. 1e6), or n for n samples (at most 10^7)")
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "Timings per phase; the median and the minimum are reported")
+      ->capture_default_str();
+  app.add_option("--seed", seed, "Seed of the weight and sampling streams, 0 <= seed < 2^56")->capture_default_str();
+  app.add_option("--max-table-gib", max_table_gib,
+                 "Skip (with a \"skipped\" line) a kernel whose structure is larger than this many GiB")
+      ->capture_default_str();
+  app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
+}
+
+int KernelsBench::run(MPI_Comm comm) const {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const Plan plan = make_plan(*this);  // the same arguments on every rank: all throw or none
+  if (rank != 0) {
+    wait_for_rank0(comm);
+    return 0;
+  }
+  std::exception_ptr failure;
+  try {
+    const std::string date = today(), host = host_name();
+    const int threads = static_cast<int>(HostExec().concurrency());
+    CopyFloor floor;
+    for (const std::uint64_t n : plan.sizes) {
+      for (const Pattern pattern : plan.patterns) {
+        if (verbose)
+          std::fprintf(stderr, "rsmc bench kernels: n = %llu, %s weights: preparing\n",
+                       static_cast<unsigned long long>(n), pattern_name(pattern));
+        Bench bench(plan, pattern, n, floor, verbose);
+        for (const Kernel kernel : plan.kernels) {
+          const std::string head =
+              std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
+          const std::string common =
+              ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) + "\",\"exponent\":" +
+              (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
+              ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
+              ",\"threads\":" + std::to_string(threads) + ",\"host_space\":" + json_string(HostExec::name());
+          const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
+          const std::string reason = bench.skip_reason(kernel);
+          if (!reason.empty()) {
+            const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned &&
+                                kernel != Kernel::rng;
+            const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa &&
+                                 kernel != Kernel::alias_psa_plus;
+            for (const char* phase : {"build", "sample"})
+              if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
+                std::fputs((head + json_string(phase) + common + ",\"skipped\":true,\"reason\":" + json_string(reason) +
+                            tail)
+                               .c_str(),
+                           stdout);
+            std::fflush(stdout);
+            continue;
+          }
+          if (verbose) std::fprintf(stderr, " %s\n", kernel_name(kernel));
+          for (const Phase& p : bench.run(kernel)) {
+            const bool build = p.phase[0] == 'b';
+            const double med = median(p.seconds), copy_med = median(p.copy_seconds);
+            const double fastest = *std::min_element(p.seconds.begin(), p.seconds.end());
+            std::string line = head + json_string(p.phase) + common +
+                               ",\"samples\":" + (build ? std::string("null") : std::to_string(p.items)) +
+                               ",\"rng\":" + (p.rng ? json_string(p.rng) : std::string("null")) +
+                               ",\"inner\":" + std::to_string(p.inner) +
+                               (build ? ",\"items_per_s\":" : ",\"samples_per_s\":") +
+                               json_number(static_cast<double>(p.items) / med) +
+                               ",\"seconds_median\":" + json_number(med) +
+                               ",\"seconds_min\":" + json_number(fastest) +
+                               ",\"table_bytes\":" + std::to_string(p.table_bytes) +
+                               ",\"copy_bytes\":" + std::to_string(p.copy_bytes) +
+                               ",\"copy_seconds_median\":" + json_number(copy_med) +
+                               ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
+                               ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL);
+            std::fputs((line + tail).c_str(), stdout);
+            std::fflush(stdout);
+          }
+        }
+      }
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  wait_for_rank0(comm);  // release the other ranks, also after a failure
+  if (failure) std::rethrow_exception(failure);
+  return 0;
+}
+
+}  // namespace rsmc::bench
