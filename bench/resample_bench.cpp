@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bench/bench_common.hpp"
+#include "bench/timed.hpp"
 #include "framework/core/error.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
@@ -131,18 +132,6 @@ ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, Partic
     }
   }
   throw Error("unknown resampler");
-}
-
-// Seconds `work` took on the slowest rank, started together after a barrier.
-template <class Work>
-double timed(MPI_Comm comm, Work&& work) {
-  MPI_Barrier(comm);
-  const double start = MPI_Wtime();
-  work();
-  Kokkos::fence();
-  double seconds = MPI_Wtime() - start;
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return seconds;
 }
 
 // After a resampling every particle's state must be a copy of some input particle's state

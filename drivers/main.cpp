@@ -10,10 +10,12 @@
 #include <vector>
 #include <exception>
 
+#include "bench/checkpoint_bench.hpp"
 #include "bench/kernels_bench.hpp"
 #include "bench/resample_bench.hpp"
 #include "bench/sim_scale.hpp"
 #include "drivers/filter_command.hpp"
+#include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/simulate_command.hpp"
 #include "drivers/version.hpp"
@@ -53,6 +55,14 @@ int run(int argc, char** argv, MPI_Comm comm) {
       "kernels", "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
                  "and a memcpy of the same bytes (rank 0 only, one thread)");
   kernels_bench.add_to(*bench_kernels_app);
+  rsmc::bench::CheckpointBench checkpoint_bench;
+  CLI::App* bench_checkpoint_app = bench_app->add_subcommand(
+      "checkpoint", "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes");
+  checkpoint_bench.add_to(*bench_checkpoint_app);
+  rsmc::drivers::InfoCommand info;
+  CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums) or "
+                                                  "an observations file");
+  info.add_to(*info_app);
   rsmc::bench::SimScaleCommand sim_scale;
   CLI::App* sim_scale_app = app.add_subcommand(
       "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
@@ -77,6 +87,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*simulate_app) return simulate.run(comm);
     if (*bench_resample_app) return resample_bench.run(comm);
     if (*bench_kernels_app) return kernels_bench.run(comm);
+    if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
+    if (*info_app) return info.run(comm);
     if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
     if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
       if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);

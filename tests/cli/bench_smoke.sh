@@ -44,6 +44,24 @@ for r in lines:
     assert (r["samples"] is None) == (r["phase"] == "build"), r
 PY
 
+# `rsmc bench checkpoint` on 2 ranks: one write and one read line per (N, doubles), files cleaned up.
+mkdir -p "$WORK/ckbench"
+rsmc_np 2 bench checkpoint --particles 1000,333 --doubles 1,3 --repeats 1 --dir "$WORK/ckbench" \
+  >"$WORK/checkpoint.jsonl" || fail "bench checkpoint on 2 ranks"
+python3 - "$WORK/checkpoint.jsonl" <<'PY' || fail "bench checkpoint: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 2 * 2, len(lines)
+fields = {"bench", "phase", "particles", "state_doubles", "ranks", "bytes", "repeats", "seconds_median", "gb_per_s",
+          "plain_seconds_median", "plain_gb_per_s", "checkpoint_to_plain_ratio", "date", "host"}
+for r in lines:
+    assert set(r) == fields and r["bench"] == "checkpoint" and r["ranks"] == 2, r
+    assert r["bytes"] == r["particles"] * (r["state_doubles"] + 1) * 8 and r["gb_per_s"] > 0, r
+assert {(r["particles"], r["state_doubles"], r["phase"]) for r in lines} == \
+    {(n, d, p) for n in (1000, 333) for d in (1, 3) for p in ("write", "read")}
+PY
+[ -z "$(ls -A "$WORK/ckbench")" ] || fail "bench checkpoint left files in --dir"
+
 rsmc_np 1 sim-scale --ranks 4,65536 --particles 1e6,1e10 >"$WORK/sim.jsonl" || fail "sim-scale"
 python3 - "$WORK/sim.jsonl" <<'PY' || fail "sim-scale: bad JSON"
 import json, sys

@@ -1,0 +1,132 @@
+#include "drivers/info_command.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+#include "drivers/collective.hpp"
+#include "framework/core/error.hpp"
+#include "framework/io/checkpoint_file.hpp"
+#include "framework/io/observations_file.hpp"
+#include "framework/io/result_file.hpp"
+
+namespace rsmc::drivers {
+namespace {
+
+enum class Kind { checkpoint, result, observations, unknown };
+
+// What the HDF5 file at `path` is (without reading its data). Non-HDF5 files are "unknown".
+Kind hdf5_kind(const std::string& path) {
+  H5E_auto2_t func = nullptr;
+  void* data = nullptr;
+  H5Eget_auto2(H5E_DEFAULT, &func, &data);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Kind kind = Kind::unknown;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) {
+    if (H5Aexists(f, "format_version") > 0 && H5Lexists(f, "particles", H5P_DEFAULT) > 0)
+      kind = Kind::checkpoint;
+    else if (H5Lexists(f, "ess", H5P_DEFAULT) > 0)
+      kind = Kind::result;
+    else if (H5Lexists(f, "observations", H5P_DEFAULT) > 0)
+      kind = Kind::observations;
+    H5Fclose(f);
+  }
+  H5Eset_auto2(H5E_DEFAULT, func, data);
+  return kind;
+}
+
+std::string indent(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += "    " + line + "\n";
+  return out;
+}
+
+// ESS range and resampling count of a result series.
+std::string series_summary(const FilterResult& r) {
+  std::ostringstream out;
+  if (r.steps == 0) return "  no steps filtered yet\n";
+  const auto [lo, hi] = std::minmax_element(r.ess.begin(), r.ess.end());
+  const double mean = std::accumulate(r.ess.begin(), r.ess.end(), 0.0) / static_cast<double>(r.ess.size());
+  const int resampled = std::accumulate(r.resampled.begin(), r.resampled.end(), 0);
+  std::uint64_t moved = 0;
+  for (auto m : r.traffic.particles_moved) moved += m;
+  out << "  steps filtered:       " << r.steps << " (state dimension " << r.state_dim << ")\n"
+      << "  ESS:                  min " << *lo << ", mean " << mean << ", max " << *hi << "\n"
+      << "  resampled:            at " << resampled << " of " << r.steps << " steps; " << moved
+      << " particles moved between ranks in all\n";
+  return out.str();
+}
+
+void print_result(const std::string& path) {
+  const FilterResult r = read_result_file(path);
+  const ResultAttributes a = read_result_attributes(path);
+  std::printf("%s: rsmc filter result\n", path.c_str());
+  for (const auto& [key, value] : a.integers) std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
+  std::printf("  log-likelihood:       %.10g\n%s", r.log_likelihood, series_summary(r).c_str());
+  for (const auto& [key, value] : a.text) {
+    if (value.find('\n') == std::string::npos)
+      std::printf("  %-21s %s\n", (key + ":").c_str(), value.c_str());
+    else
+      std::printf("  %s:\n%s", key.c_str(), indent(value).c_str());
+  }
+}
+
+void print_checkpoint(const std::string& path) {
+  // Verified as a restart would: header, progress checksum, every particle against the checksum.
+  const CheckpointContents c = read_checkpoint_header(MPI_COMM_SELF, path);
+  read_checkpoint_block(MPI_COMM_SELF, path, c.info, 0, c.info.particles);
+  std::printf("%s: rsmc checkpoint (format %lld, checksums verified)\n", path.c_str(),
+              static_cast<long long>(c.info.format_version));
+  std::printf("  model:                %s\n  step:                 %d\n  particles:            %llu\n"
+              "  state dimension:      %d\n  log-likelihood so far: %.10g\n",
+              c.info.model.c_str(), c.progress.step, static_cast<unsigned long long>(c.info.particles),
+              c.info.state_dim, c.progress.log_likelihood.to_double());
+  std::printf("%s  must match on restart:\n%s  configuration:\n%s", series_summary(c.progress.result).c_str(),
+              indent(c.info.identity).c_str(), indent(c.info.configuration).c_str());
+}
+
+void print_observations(const std::string& path) {
+  const Observations y = read_observations(path);
+  int missing = 0;
+  for (int t = 1; t <= y.steps; ++t) missing += y.missing(t) ? 1 : 0;
+  std::printf("%s: observations\n  steps:                %d\n  components:           %d\n"
+              "  missing steps:        %d\n",
+              path.c_str(), y.steps, y.dim, missing);
+}
+
+}  // namespace
+
+void InfoCommand::add_to(CLI::App& app) {
+  app.add_option("file", file, "A result file, a checkpoint, or an observations file (.csv, .h5)")->required();
+}
+
+int InfoCommand::run(MPI_Comm comm) const {
+  run_on_root(comm, [&] {
+    std::string lower = file;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool csv = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0;
+    if (csv) return print_observations(file);
+    if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
+      std::fclose(f);
+    } else {
+      throw Error("rsmc info: cannot open '" + file + "'");
+    }
+    switch (hdf5_kind(file)) {
+      case Kind::checkpoint: return print_checkpoint(file);
+      case Kind::result: return print_result(file);
+      case Kind::observations: return print_observations(file);
+      case Kind::unknown: break;
+    }
+    throw Error("rsmc info: '" + file +
+                "' is not an rsmc result file, checkpoint or observations file (expected HDF5 with /ess, a "
+                "checkpoint's /particles and format_version, or /observations; or a .csv)");
+  });
+  return 0;
+}
+
+}  // namespace rsmc::drivers
