@@ -99,12 +99,8 @@ void FilterCommand::add_to(CLI::App& app) {
 void FilterCommand::load_config() {
   if (config_file.empty()) return;
   const config::TomlDocument doc = config::read_toml_file(config_file);
-  const auto parameters = config_keys.apply(doc, "parameters");
-  if (!parameters.empty()) {
-    const auto& first = *parameters.begin();
-    throw Error(doc.where(first.second) + "parameters." + first.first + ": model '" + model +
-                "' takes no parameters from a configuration file yet (its defaults are used)");
-  }
+  config_document = std::make_shared<config::TomlDocument>(doc);
+  model_parameters = ModelParameters(config_keys.apply(*config_document, "parameters"), config_document.get());
 }
 
 std::string FilterCommand::configuration_text(int ranks, int resolved_steps) const {
@@ -177,7 +173,7 @@ int FilterCommand::run(MPI_Comm comm) {
   const bool talk = rank == 0 && !quiet;
 
   int exit_code = 0;
-  with_model(model, [&](auto model_instance) {
+  with_model(model, model_parameters, [&](auto model_instance) {
     using Model = decltype(model_instance);
     FilterOptions options;
     Observations observations;

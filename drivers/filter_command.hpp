@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
 
 namespace rsmc::drivers {
@@ -36,6 +38,8 @@ struct FilterCommand {
   void add_to(CLI::App& app);
   std::string config_file;  // --config: a TOML run configuration
   ConfigBindings config_keys;
+  std::shared_ptr<config::TomlDocument> config_document;  // kept for the messages of model_parameters
+  ModelParameters model_parameters;                       // --config's [parameters]
 
   // Applies --config (flags given on the command line win). Called by run().
   void load_config();

@@ -59,6 +59,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
   CLI::App* bench_checkpoint_app = bench_app->add_subcommand(
       "checkpoint", "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes");
   checkpoint_bench.add_to(*bench_checkpoint_app);
+  CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
+                                                      "settable under [parameters] in a --config file");
   rsmc::drivers::InfoCommand info;
   CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums) or "
                                                   "an observations file");
@@ -89,6 +91,10 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*bench_kernels_app) return kernels_bench.run(comm);
     if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
     if (*info_app) return info.run(comm);
+    if (*models_app) {
+      if (rank == 0) std::fputs(rsmc::drivers::models_text().c_str(), stdout);
+      return 0;
+    }
     if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
     if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
       if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);

@@ -4,7 +4,11 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
+
+#include "drivers/model_parameters.hpp"
+#include "drivers/run_config.hpp"
 
 namespace rsmc::drivers {
 
@@ -14,9 +18,13 @@ struct SimulateCommand {
   long long seed = 1;
   std::string output;
   bool overwrite = false;
+  std::string config_file;  // --config: the same TOML as `rsmc filter --config` (model, steps, seed, [parameters])
+  ConfigBindings config_keys;
+  std::shared_ptr<config::TomlDocument> config_document;
+  ModelParameters model_parameters;
 
   void add_to(CLI::App& app);
-  int run(MPI_Comm comm) const;
+  int run(MPI_Comm comm);
 };
 
 }  // namespace rsmc::drivers

@@ -14,6 +14,10 @@ printf 'resampling = "fast"\n' >"$WORK/choice.toml"
 printf 'ess_threshold = 1.5\n' >"$WORK/range.toml"
 printf 'particles = 100\nparticles = 200\n' >"$WORK/twice.toml"
 printf 'particles = [1, 2\n' >"$WORK/syntax.toml"
+printf '[parameters]\nphi = 0.9\n' >"$WORK/unknown_parameter.toml"
+printf '[parameters]\nQ = [[0.2, 0.0], [0.0]]\n' >"$WORK/ragged.toml"
+printf '[parameters]\nQ = [[0.2, 0.3], [0.3, 0.2]]\n' >"$WORK/indefinite.toml"
+printf 'model = "local_level"\n[parameters]\nsigma_eps2 = "big"\n' >"$WORK/string_parameter.toml"
 
 # expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
 expect_error() {
@@ -64,6 +68,10 @@ expect_error 1 "range.toml:1: ess_threshold: expected a number in (0, 1], got a 
 expect_error 1 "twice.toml:2: 'particles' is defined twice" filter --config "$WORK/twice.toml"
 expect_error 2 "syntax.toml:1: multi-line arrays are not supported" filter --config "$WORK/syntax.toml"
 expect_error 1 "cannot read '$WORK/none.toml'" filter --config "$WORK/none.toml"
+expect_error 2 "unknown_parameter.toml:2: parameters.phi: model 'linear_gaussian' has no parameter 'phi'" filter --config "$WORK/unknown_parameter.toml"
+expect_error 1 "ragged.toml:2: parameters.Q: expected a matrix" filter --config "$WORK/ragged.toml"
+expect_error 1 "Q is not symmetric positive definite" filter --config "$WORK/indefinite.toml"
+expect_error 1 "string_parameter.toml:3: parameters.sigma_eps2: expected a number, got a string" filter --config "$WORK/string_parameter.toml"
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.

@@ -1,0 +1,78 @@
+#include "drivers/model_parameters.hpp"
+
+#include "framework/core/error.hpp"
+
+namespace rsmc::drivers {
+namespace {
+
+bool numeric(const config::TomlValue& v) {
+  return v.type == config::TomlValue::Type::integer || v.type == config::TomlValue::Type::floating;
+}
+
+}  // namespace
+
+void ModelParameters::bad(const std::string& name, const std::string& expected) const {
+  const config::TomlValue& v = values_.at(name);
+  throw Error((doc_ ? doc_->where(v) : std::string()) + "parameters." + name + ": expected " + expected + ", got " +
+              v.type_name() + " " + (v.type == config::TomlValue::Type::string ? "\"" + v.text + "\"" : v.text));
+}
+
+double ModelParameters::number(const std::string& name, double fallback) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (!numeric(it->second)) bad(name, "a number");
+  return it->second.floating;
+}
+
+std::vector<double> ModelParameters::vector(const std::string& name, const std::vector<double>& fallback) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (it->second.type != config::TomlValue::Type::array || it->second.elements.empty())
+    bad(name, "a non-empty array of numbers, e.g. [0.0, 1.5]");
+  std::vector<double> out;
+  for (const auto& e : it->second.elements) {
+    if (!numeric(e)) bad(name, "an array of numbers, e.g. [0.0, 1.5]");
+    out.push_back(e.floating);
+  }
+  return out;
+}
+
+std::vector<double> ModelParameters::matrix(const std::string& name, const std::vector<double>& fallback,
+                                            int fallback_rows, int fallback_cols, int& rows, int& cols) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) {
+    rows = fallback_rows;
+    cols = fallback_cols;
+    return fallback;
+  }
+  const std::string expected = "a matrix as an array of equally long rows of numbers, e.g. [[0.9, 0.1], [0.0, 0.8]]";
+  const config::TomlValue& v = it->second;
+  if (v.type != config::TomlValue::Type::array || v.elements.empty()) bad(name, expected);
+  std::vector<double> out;
+  rows = static_cast<int>(v.elements.size());
+  cols = -1;
+  for (const auto& row : v.elements) {
+    if (row.type != config::TomlValue::Type::array || row.elements.empty()) bad(name, expected);
+    if (cols >= 0 && static_cast<int>(row.elements.size()) != cols) bad(name, expected);
+    cols = static_cast<int>(row.elements.size());
+    for (const auto& e : row.elements) {
+      if (!numeric(e)) bad(name, expected);
+      out.push_back(e.floating);
+    }
+  }
+  return out;
+}
+
+void ModelParameters::check_known(const std::string& model, const std::vector<std::string>& known) const {
+  for (const auto& [name, value] : values_) {
+    bool found = false;
+    for (const auto& k : known) found = found || k == name;
+    if (found) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw Error((doc_ ? doc_->where(value) : std::string()) + "parameters." + name + ": model '" + model +
+                "' has no parameter '" + name + "'; its parameters: " + list);
+  }
+}
+
+}  // namespace rsmc::drivers

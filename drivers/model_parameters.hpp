@@ -1,0 +1,40 @@
+// Model parameters from a run configuration's [parameters] table, with errors naming the file, the
+// line, the parameter and what was expected. The registry (model_registry.hpp) turns them into each
+// model's parameter struct; anything not given keeps the model's default.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/config/toml.hpp"
+
+namespace rsmc::drivers {
+
+class ModelParameters {
+ public:
+  ModelParameters() = default;
+  // `values`: the keys under [parameters] (prefix removed); `doc`: where they came from (messages).
+  ModelParameters(std::map<std::string, config::TomlValue> values, const config::TomlDocument* doc)
+      : values_(std::move(values)), doc_(doc) {}
+
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+
+  // The value of `name`, or `fallback` when not given. Errors name the key and the expectation.
+  double number(const std::string& name, double fallback) const;
+  std::vector<double> vector(const std::string& name, const std::vector<double>& fallback) const;
+  // A matrix as an array of rows ([[a, b], [c, d]]), returned row-major with its shape.
+  std::vector<double> matrix(const std::string& name, const std::vector<double>& fallback, int fallback_rows,
+                             int fallback_cols, int& rows, int& cols) const;
+
+  // Every given key must be one of `known` (the model's parameter names).
+  void check_known(const std::string& model, const std::vector<std::string>& known) const;
+
+ private:
+  [[noreturn]] void bad(const std::string& name, const std::string& expected) const;
+
+  std::map<std::string, config::TomlValue> values_;
+  const config::TomlDocument* doc_ = nullptr;
+};
+
+}  // namespace rsmc::drivers
