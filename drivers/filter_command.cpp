@@ -179,6 +179,7 @@ int FilterCommand::run(MPI_Comm comm) {
     Observations observations;
     int resolved_steps = 0;
     std::string restart_path;
+    std::vector<double> true_state;  // when the data are simulated
     // Everything that can be wrong with the input is found here, before anything is written.
     run_collectively(comm, [&] {
       if (particles < 1)
@@ -198,7 +199,10 @@ int FilterCommand::run(MPI_Comm comm) {
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
       if (data.empty()) {
         resolved_steps = steps > 0 ? static_cast<int>(steps) : kDefaultSimulatedSteps;
-        observations = simulate(model_instance, resolved_steps, options.seed).observations;
+        const Simulation simulated = simulate(model_instance, resolved_steps, options.seed);
+        observations = simulated.observations;
+        // x_1..x_T (the simulation also holds x_0), written to the result for comparison.
+        true_state.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());
       } else {
         observations = read_observations(data);
         if (observations.dim != model_instance.obs_dim())
@@ -347,7 +351,8 @@ int FilterCommand::run(MPI_Comm comm) {
       if (checkpoint_every > 0 && progress.step % checkpoint_every == 0)
         checkpoint();
     }
-    const FilterResult result = filter.finish(progress);
+    FilterResult result = filter.finish(progress);
+    result.true_state = std::move(true_state);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::optional<double> exact;

@@ -9,7 +9,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   librandom123-dev libtrilinos-kokkos-dev
   catch2 libcli11-dev
-  python3
+  python3 python3-h5py python3-matplotlib
 )
 # For the SLURM tests only (tests/slurm: job scripts on a private localhost controller, shellcheck);
 # optional: when they cannot be installed those tests are skipped. The tests start their own munged,

@@ -17,6 +17,7 @@ struct FilterResult {
   std::vector<double> variance;                  // filtered variance per component, T x d
   std::vector<std::uint8_t> resampled;           // 1 if the step ended with a resampling, T
   double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
+  std::vector<double> true_state;                // x_1..x_T when the data were simulated (T x d), else empty
 
   struct Traffic {  // per step, T entries each; 0 at steps without resampling (see ResampleStats)
     std::vector<std::uint64_t> particles_moved, bytes_moved, messages, max_partners, minimum_moves;

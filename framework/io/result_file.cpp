@@ -151,6 +151,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   check_size("mean", r.mean.size(), Td);
   check_size("variance", r.variance.size(), Td);
   check_size("resampled", r.resampled.size(), T);
+  if (!r.true_state.empty()) check_size("true_state", r.true_state.size(), Td);
   // Traffic: all five empty means "not recorded" (written as zeros); otherwise each holds T entries.
   bool traffic_recorded = false;
   for (const TrafficField& field : kTrafficFields)
@@ -191,6 +192,8 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     write_dataset(f, "filtered_variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.variance.data(), fail);
     write_dataset(f, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, r.resampled.data(), fail);
     write_dataset(f, "log_likelihood", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &r.log_likelihood, fail);
+    if (!r.true_state.empty())
+      write_dataset(f, "true_state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.true_state.data(), fail);
 
     Hid text_type(H5Tcopy(H5T_C_S1), H5Tclose);
     if (!text_type.valid() || H5Tset_size(text_type.get(), H5T_VARIABLE) < 0 ||
@@ -267,6 +270,11 @@ FilterResult read_result_file(const std::string& path) {
                     shape_text({T}) + " to match '/ess'");
     }
   }
+  // /true_state only when the data were simulated.
+  const htri_t has_truth = H5Lexists(f, "true_state", H5P_DEFAULT);
+  if (has_truth < 0) throw Error(what + ": cannot look up '/true_state' (damaged file?)");
+  if (has_truth > 0)
+    expect("true_state", read_dataset(f, what, "true_state", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.true_state), mean_dims);
   r.steps = static_cast<int>(T);
   r.state_dim = static_cast<int>(mean_dims[1]);
   return r;

@@ -7,6 +7,7 @@
 //   /filtered_variance         (T x d)  float64
 //   /resampled                 (T)      uint8     1 if step t ended with a resampling
 //   /log_likelihood            scalar   float64
+//   /true_state                (T x d)  float64   x_1..x_T, only when the data were simulated
 //   /resampling_traffic/       group    communication of each resampling (FilterResult::Traffic),
 //     particles_moved, bytes_moved, messages, max_partners, minimum_moves   (T)  uint64 each;
 //     0 at steps without resampling; group attribute `note` (text) says they depend on the rank count

@@ -139,6 +139,7 @@ void require_same(const FilterResult& a, const FilterResult& b) {
   REQUIRE(a.traffic.messages == b.traffic.messages);
   REQUIRE(a.traffic.max_partners == b.traffic.max_partners);
   REQUIRE(a.traffic.minimum_moves == b.traffic.minimum_moves);
+  REQUIRE(same_bits(a.true_state, b.true_state));
 }
 
 const char* const kTrafficDatasets[] = {"particles_moved", "bytes_moved", "messages", "max_partners",
@@ -451,6 +452,15 @@ TEST_CASE("result file: write then read round-trips bitwise", "[io][result]") {
   CHECK(dataset_type_is(path, "/resampled", H5T_STD_U8LE));
   CHECK(text_attribute(path, "/resampling_traffic", "note") ==
         "communication of each resampling; depends on the number of ranks, unlike every other dataset");
+
+  // The simulated truth, when given, is /true_state (T x d) and reads back; a wrong size is refused.
+  FilterResult with_truth = r;
+  for (std::size_t i = 0; i < r.mean.size(); ++i) with_truth.true_state.push_back(0.25 * static_cast<double>(i) - 1.0);
+  const std::string truth_path = dir.file("truth.h5");
+  write_result_file(truth_path, with_truth, {}, false);
+  require_same(read_result_file(truth_path), with_truth);
+  with_truth.true_state.pop_back();
+  REQUIRE_THROWS_WITH(write_result_file(dir.file("bad_truth.h5"), with_truth, {}, false), Contains("'true_state'"));
 
   // Objects carry no timestamps: writing the same result twice gives the same bytes.
   const std::string again = dir.file("again.h5");

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Plot an rsmc result file: filtered mean +- 2 sd per state component (with the true state when the
+data were simulated), the effective sample size, and the running log-likelihood estimate.
+
+    python3 tools/plot.py result.h5 [-o result.png] [--components 0,1]
+
+Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib). Writes a PNG (default: the
+result file's name with .png) and prints its path.
+"""
+import argparse
+import os
+import sys
+
+try:
+    import h5py
+    import matplotlib
+    matplotlib.use("Agg")  # no display needed
+    import matplotlib.pyplot as plt
+    import numpy as np
+except ImportError as e:
+    sys.exit(f"plot.py: {e.name} is missing; install python3-h5py and python3-matplotlib (apt) or h5py and "
+             "matplotlib (pip)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("result", help="an rsmc filter result file (.h5)")
+    parser.add_argument("-o", "--output", help="the PNG to write (default: RESULT with .png)")
+    parser.add_argument("--components", help="state components to plot, a comma list (default: up to the first 4)")
+    args = parser.parse_args()
+
+    try:
+        f = h5py.File(args.result, "r")
+    except OSError as e:
+        sys.exit(f"plot.py: cannot open '{args.result}': {e}")
+    with f:
+        for name in ("ess", "filtered_mean", "filtered_variance", "log_likelihood_increment"):
+            if name not in f:
+                sys.exit(f"plot.py: '{args.result}' has no dataset '/{name}'; expected an rsmc result file")
+        mean = np.asarray(f["filtered_mean"])
+        sd = np.sqrt(np.maximum(np.asarray(f["filtered_variance"]), 0.0))
+        ess = np.asarray(f["ess"])
+        increments = np.asarray(f["log_likelihood_increment"])
+        truth = np.asarray(f["true_state"]) if "true_state" in f else None
+        resampled = np.asarray(f["resampled"]) if "resampled" in f else None
+        model = f.attrs.get("model", "")
+        particles = f.attrs.get("particles", None)
+        model = model.decode() if isinstance(model, bytes) else str(model)
+
+    steps, d = mean.shape
+    t = np.arange(1, steps + 1)
+    if args.components:
+        try:
+            components = [int(c) for c in args.components.split(",")]
+        except ValueError:
+            sys.exit(f"plot.py: --components '{args.components}' is not a comma list of integers")
+        bad = [c for c in components if not 0 <= c < d]
+        if bad:
+            sys.exit(f"plot.py: --components {bad} out of range; the state has {d} components (0..{d - 1})")
+    else:
+        components = list(range(min(d, 4)))
+
+    rows = len(components) + 2
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 2.2 * rows), sharex=True)
+    for ax, c in zip(axes, components):
+        ax.fill_between(t, mean[:, c] - 2 * sd[:, c], mean[:, c] + 2 * sd[:, c], color="tab:blue", alpha=0.25,
+                        label="filtered mean ± 2 sd")
+        ax.plot(t, mean[:, c], color="tab:blue", lw=1.2)
+        if truth is not None:
+            ax.plot(t, truth[:, c], color="black", lw=0.9, ls="--", label="true state")
+        ax.set_ylabel(f"x[{c}]")
+        ax.legend(loc="upper right", fontsize=8)
+    ax = axes[-2]
+    ax.plot(t, ess, color="tab:green", lw=1.2)
+    if resampled is not None and resampled.any():
+        ax.plot(t[resampled == 1], ess[resampled == 1], "o", ms=3, color="tab:red", label="resampled after")
+        ax.legend(loc="upper right", fontsize=8)
+    ax.set_ylabel("ESS")
+    ax = axes[-1]
+    ax.plot(t, np.cumsum(increments), color="tab:purple", lw=1.2)
+    ax.set_ylabel("log-likelihood")
+    ax.set_xlabel("step t")
+    title = f"rsmc: {model}" + (f", {particles} particles" if particles is not None else "")
+    fig.suptitle(title)
+    fig.tight_layout()
+    out = args.output or os.path.splitext(args.result)[0] + ".png"
+    fig.savefig(out, dpi=110)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
