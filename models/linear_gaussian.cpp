@@ -5,14 +5,13 @@
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "framework/core/error.hpp"
+#include "models/model_support.hpp"
 
 namespace rsmc::models {
 
@@ -23,14 +22,7 @@ constexpr double kLog2Pi = 1.8378770664093454835606594728112;  // log(2 pi)
 std::string prefix() { return std::string(LinearGaussian::name) + ": "; }
 
 // Shortest decimal form that reads back as the same double.
-std::string number(double v) {
-  char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+std::string number(double v) { return support::number_text(v); }
 
 std::string matrix_text(const std::vector<double>& a, int rows, int cols) {
   std::string s = "[";
