@@ -102,7 +102,7 @@ inline Tracking tracking(const Simulation& sim, const FilterResult& r, int t0, i
   Tracking out;
   double covered = 0.0;
   for (int t = t0; t <= r.steps; ++t) {
-    double e = 0.0, z = 0.0;
+    double e = 0.0, z = 0.0, zn = 0.0;
     for (int c : components) {
       const double x = sim.states[static_cast<std::size_t>(t) * d + c];
       const double m = r.mean[static_cast<std::size_t>(t - 1) * d + c];
@@ -111,21 +111,26 @@ inline Tracking tracking(const Simulation& sim, const FilterResult& r, int t0, i
       out.mse += sq;
       out.mean_var += v;
       e += sq - v;
-      z += sq / v;
+      // v = 0 with the truth on the mean: a certain, correct component (a count model's absorbing
+      // state); it adds nothing to the NEES average. v = 0 beside a wrong mean gives NEES = inf.
+      if (v > 0.0 || sq > 0.0) {
+        z += sq / v;
+        zn += 1.0;
+      }
       covered += sq <= 4.0 * v ? 1.0 : 0.0;
     }
     const double n = static_cast<double>(components.size());
     excess.push_back(e / n);
-    nees.push_back(z / n);
+    if (zn > 0.0) nees.push_back(z / zn);  // steps where every component is certain and right: no NEES
   }
-  out.steps = static_cast<int>(nees.size());
+  out.steps = static_cast<int>(excess.size());
   const double total = static_cast<double>(out.steps) * static_cast<double>(components.size());
   out.mse /= total;
   out.mean_var /= total;
   out.coverage2 = covered / total;
   out.excess = out.mse - out.mean_var;
   for (double z : nees) out.nees += z;
-  out.nees /= out.steps;
+  out.nees /= static_cast<double>(nees.size());
   out.excess_se = batch_se(excess, batch, &out.batches);
   out.nees_se = batch_se(nees, batch, &out.batches);
   return out;

@@ -1,0 +1,101 @@
+// Poisson, gamma and negative binomial variates and log-probabilities, for the count models
+// (models/sir_epidemic.hpp). RSMC_HOST_DEVICE: host, Kokkos kernels and raw CUDA kernels; no Kokkos,
+// no MPI, no allocation. Draws come from an rsmc::rng::Stream, so they are pure functions of the
+// stream's (seed, purpose, step, id) and position.
+//
+// poisson(s, lambda): Poisson(lambda); lambda <= 0 (or NaN) gives 0 without a draw.
+// - lambda < 10: Knuth's multiplication method (multiply uniforms until the product falls below
+//   exp(-lambda)); expected lambda + 1 uniforms.
+// - lambda >= 10: PTRS, transformed rejection with squeeze (W. Hoermann, "The transformed rejection
+//   method for generating Poisson random variables", Insurance: Math. Econ. 12 (1993) 39-45), with
+//   the constants of the paper; about 1.2 pairs of uniforms per variate, for any lambda.
+// standard_gamma(s, shape): Gamma(shape, 1) by Marsaglia & Tsang (ACM TOMS 26 (2000) 363-372): a normal and
+//   a uniform per try (~1.03 tries for shape >= 1); shape < 1 through Gamma(shape + 1) U^(1 / shape).
+// negative_binomial(s, mean, size): the gamma-Poisson mixture Poisson(Gamma(size, mean / size)):
+//   mean `mean`, variance mean + mean^2 / size.
+// The log-probabilities take the count as a double (observations are doubles) and are NaN for a
+// count that is negative or not an integer; with mean 0 the distribution is the point mass at 0.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "framework/core/portability.hpp"
+#include "framework/rng/stream.hpp"
+
+namespace rsmc::models::counts {
+
+RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
+  if (!(lambda > 0.0)) return 0.0;
+  if (lambda < 10.0) {
+    const double limit = exp(-lambda);
+    double k = 0.0, product = s.uniform();
+    while (product > limit) {
+      k += 1.0;
+      product *= s.uniform();
+    }
+    return k;
+  }
+  const double slam = sqrt(lambda), loglam = log(lambda);
+  const double b = 0.931 + 2.53 * slam;
+  const double a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = s.uniform() - 0.5;
+    const double v = s.uniform();
+    const double us = 0.5 - fabs(u);
+    const double k = floor((2.0 * a / us + b) * u + lambda + 0.43);
+    if (us >= 0.07 && v <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -lambda + k * loglam - lgamma(k + 1.0)) return k;
+  }
+}
+
+RSMC_HOST_DEVICE double standard_gamma(rng::Stream& s, double shape) {
+  const bool boost = shape < 1.0;  // Gamma(shape) = Gamma(shape + 1) U^(1 / shape)
+  const double d = (boost ? shape + 1.0 : shape) - 1.0 / 3.0;
+  const double c = 1.0 / sqrt(9.0 * d);
+  double g = 0.0;
+  for (;;) {
+    const double x = s.normal();
+    double v = 1.0 + c * x;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    const double u = s.uniform();
+    const double x2 = x * x;
+    if (u < 1.0 - 0.0331 * x2 * x2 || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {
+      g = d * v;
+      break;
+    }
+  }
+  return boost ? g * pow(s.uniform(), 1.0 / shape) : g;
+}
+
+RSMC_HOST_DEVICE double negative_binomial(rng::Stream& s, double mean, double size) {
+  if (!(mean > 0.0)) return 0.0;
+  return poisson(s, standard_gamma(s, size) * (mean / size));
+}
+
+// Whether y is a count (a non-negative integer).
+RSMC_HOST_DEVICE bool is_count(double y) { return y >= 0.0 && floor(y) == y; }
+
+// Point mass at 0 when the mean is 0: log 1 = 0 for y = 0, log 0 = -inf otherwise.
+RSMC_HOST_DEVICE double log_point_mass_at_zero(double y) { return y == 0.0 ? 0.0 : -HUGE_VAL; }
+
+RSMC_HOST_DEVICE double poisson_log_pmf(double y, double lambda) {
+  if (!is_count(y)) return NAN;
+  if (!(lambda > 0.0)) return log_point_mass_at_zero(y);
+  return y * log(lambda) - lambda - lgamma(y + 1.0);
+}
+
+// NB with mean `mean` and size r: lgamma(y + r) - lgamma(r) - lgamma(y + 1) + r log(r / (r + mean))
+// + y log(mean / (r + mean)).
+RSMC_HOST_DEVICE double negative_binomial_log_pmf(double y, double mean, double size) {
+  if (!is_count(y)) return NAN;
+  if (!(mean > 0.0)) return log_point_mass_at_zero(y);
+  const double total = size + mean;
+  return lgamma(y + size) - lgamma(size) - lgamma(y + 1.0) + size * log(size / total) + y * log(mean / total);
+}
+
+}  // namespace rsmc::models::counts
