@@ -24,27 +24,8 @@ std::string prefix() { return std::string(LinearGaussian::name) + ": "; }
 // Shortest decimal form that reads back as the same double.
 std::string number(double v) { return support::number_text(v); }
 
-std::string matrix_text(const std::vector<double>& a, int rows, int cols) {
-  std::string s = "[";
-  for (int i = 0; i < rows; ++i) {
-    s += i ? ", [" : "[";
-    for (int j = 0; j < cols; ++j) {
-      if (j) s += ", ";
-      s += number(a[static_cast<std::size_t>(i) * cols + j]);
-    }
-    s += "]";
-  }
-  return s + "]";
-}
-
-std::string vector_text(const std::vector<double>& a) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (i) s += ", ";
-    s += number(a[i]);
-  }
-  return s + "]";
-}
+using support::matrix_text;
+using support::vector_text;
 
 // rows_name / cols_name: the symbols of the dimensions ("d", "m"); cols_name null for a vector.
 void check_size(const char* what, const std::vector<double>& v, int rows, int cols, const char* rows_name,

@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "framework/core/error.hpp"
 
@@ -23,6 +25,28 @@ std::string number_text(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+std::string vector_text(const std::vector<double>& a) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (i) s += ", ";
+    s += number_text(a[i]);
+  }
+  return s + "]";
+}
+
+std::string matrix_text(const std::vector<double>& a, int rows, int cols) {
+  std::string s = "[";
+  for (int i = 0; i < rows; ++i) {
+    s += i ? ", [" : "[";
+    for (int j = 0; j < cols; ++j) {
+      if (j) s += ", ";
+      s += number_text(a[static_cast<std::size_t>(i) * cols + j]);
+    }
+    s += "]";
+  }
+  return s + "]";
 }
 
 std::string describe_line(const char* name, double value) {

@@ -8,12 +8,17 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rsmc::models::support {
 
 // The shortest decimal form of v that reads back as the same double ("0.1", "1e-05", "-0.8698"); integers
 // below 1e15 in magnitude in full ("10", "-0"), never in exponent form.
 std::string number_text(double v);
+
+// "[1, 0.5]" and, row-major rows x cols, "[[0.9, 0.1], [0.2, 0.8]]" (numbers as number_text).
+std::string vector_text(const std::vector<double>& a);
+std::string matrix_text(const std::vector<double>& a, int rows, int cols);
 
 // "<name> = <number_text(value)>\n" and "<name> = <value>\n": one line of a describe().
 std::string describe_line(const char* name, double value);
