@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +89,10 @@ std::uint64_t progress_checksum(const RunProgress& p) {
   return h;
 }
 
+// Every rank learns whether any failed; the lowest failing rank's message is thrown everywhere.
+void agree_all(MPI_Comm comm, const std::string& local_error);
+void abort_on_write_failure(MPI_Comm comm, const std::string& local_error, const std::string& tmp);
+
 // ---- small HDF5 pieces ----
 
 void require(bool ok, const std::string& message) {
@@ -101,8 +106,10 @@ hid_t create_group(hid_t file, const char* name, const std::string& fail) {
   return g;
 }
 
-// Creates a dataset (collectively); rank 0 writes all of `data` (independent I/O).
-void write_small(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
+// Creates a dataset (collectively); rank 0 writes all of `data` (independent I/O); then every rank
+// learns whether that worked, so that a failure (a full disk) stops all ranks at the same point
+// instead of leaving some waiting in the next collective call.
+void write_small(MPI_Comm comm, const std::string& tmp, hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
                  const std::vector<hsize_t>& dims, const void* data, bool writer, const std::string& fail) {
   Hid space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
   Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
@@ -111,15 +118,16 @@ void write_small(hid_t location, const std::string& name, hid_t file_type, hid_t
   require(dset.valid(), fail + " (cannot create dataset '" + name + "')");
   hsize_t n = 1;
   for (hsize_t d : dims) n *= d;
-  if (writer && n > 0)
-    require(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0,
-            fail + " (cannot write dataset '" + name + "'; disk full?)");
+  const bool ok = !writer || n == 0 || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+  abort_on_write_failure(comm, ok ? std::string() : fail + " (cannot write dataset '" + name + "'; disk full?)", tmp);
   require(dset.close(), fail + " (cannot close dataset '" + name + "')");
 }
 
-// Creates a (rows x N) or (N) dataset and writes this rank's columns [first, first + count) collectively.
-void write_block(hid_t location, const char* name, hid_t file_type, hid_t mem_type, hsize_t rows, hsize_t n,
-                 hsize_t first, hsize_t count, const void* data, const std::string& fail) {
+// Creates a (rows x N) or (N) dataset (collectively) and writes this rank's columns
+// [first, first + count), each rank its own contiguous block with independent MPI-IO; then every
+// rank learns whether all writes worked (see write_small: a full disk must not leave ranks waiting).
+void write_block(MPI_Comm comm, const std::string& tmp, hid_t location, const char* name, hid_t file_type, hid_t mem_type, hsize_t rows,
+                 hsize_t n, hsize_t first, hsize_t count, const void* data, const std::string& fail) {
   const bool two_d = rows > 0;
   const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
   Hid space(H5Screate_simple(two_d ? 2 : 1, two_d ? dims : dims + 1, nullptr), H5Sclose);
@@ -137,11 +145,8 @@ void write_block(hid_t location, const char* name, hid_t file_type, hid_t mem_ty
     H5Sselect_none(space.get());
     H5Sselect_none(memory.get());
   }
-  Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  require(dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0,
-          fail + " (cannot set up collective I/O)");
-  require(H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), dxpl.get(), data) >= 0,
-          fail + " (cannot write dataset '" + name + "'; disk full?)");
+  const bool ok = count == 0 || H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, data) >= 0;
+  abort_on_write_failure(comm, ok ? std::string() : fail + " (cannot write dataset '" + name + "'; disk full?)", tmp);
   require(dset.close(), fail + " (cannot close dataset '" + name + "')");
 }
 
@@ -246,7 +251,27 @@ void agree(MPI_Comm comm, const std::string& error_on_root) {
   throw Error(message);
 }
 
-// Every rank learns whether any failed; the lowest failing rank's message is thrown everywhere.
+// A write failed on some rank after the parallel file was created: closing it is collective and
+// can wait forever on a rank that gave up, so the job is aborted (no hang; the exit code is non-zero
+// and every complete checkpoint is untouched; the temporary file is removed by the next successful
+// checkpoint). `local_error` is this rank's message or empty.
+void abort_on_write_failure(MPI_Comm comm, const std::string& local_error, const std::string& tmp) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int first_bad = local_error.empty() ? size : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+  if (first_bad == size) return;
+  if (rank == first_bad) {
+    std::fprintf(stderr, "rsmc: error: %s; aborting the job (a parallel HDF5 file cannot be closed safely after a "
+                         "failed write; the previous checkpoints are intact)\n",
+                 local_error.c_str());
+    std::fflush(stderr);
+    ::unlink(tmp.c_str());
+  }
+  MPI_Abort(comm, 1);
+}
+
 void agree_all(MPI_Comm comm, const std::string& local_error) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -314,6 +339,17 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
         error = what + ": the directory '" + dir + "' does not exist";
       else if (::access(dir.c_str(), W_OK) != 0)
         error = what + ": cannot write in the directory '" + dir + "': " + std::strerror(errno);
+      else if (struct statvfs fs; ::statvfs(dir.c_str(), &fs) == 0) {
+        // Parallel HDF5 cannot close a file safely after a failed write (its close is collective and
+        // may wait forever on a rank that gave up), so a full disk is best found before writing.
+        const double need = static_cast<double>(info.particles) * (info.state_dim + 2) * 8.0 +
+                            static_cast<double>(progress.step) * (info.state_dim * 2 + 8) * 8.0 + 65536.0;
+        const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+        if (have < need)
+          error = what + ": not enough space in '" + dir + "' (disk full): the checkpoint needs about " +
+                  std::to_string(static_cast<long long>(need)) + " bytes, " +
+                  std::to_string(static_cast<long long>(have)) + " are available";
+      }
       ::unlink(tmp.c_str());  // a leftover of a run killed while writing
     }
     agree(comm, error);
@@ -330,13 +366,13 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
     const hid_t f = file.get();
     {
       Hid particles(create_group(f, "particles", fail), H5Gclose);
-      write_block(particles.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(d), n,
+      write_block(comm, tmp, particles.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(d), n,
                   block.first_id, block.count, block.state.data(), fail);
-      write_block(particles.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, n, block.first_id, block.count,
+      write_block(comm, tmp, particles.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, n, block.first_id, block.count,
                   block.log_weight.data(), fail);
       std::vector<std::uint64_t> ids(block.count);
       for (std::uint64_t i = 0; i < block.count; ++i) ids[i] = block.first_id + i;
-      write_block(particles.get(), "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, n, block.first_id, block.count,
+      write_block(comm, tmp, particles.get(), "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, n, block.first_id, block.count,
                   ids.data(), fail);
     }
     {
@@ -345,16 +381,16 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
       const bool writer = rank == 0;
       const hsize_t dd = static_cast<hsize_t>(d);
       for (const DoubleSeries& s : kDoubleSeries)
-        write_small(g, s.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+        write_small(comm, tmp, g, s.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                     s.per_component ? std::vector<hsize_t>{steps, dd} : std::vector<hsize_t>{steps},
                     (progress.result.*s.member).data(), writer, fail);
-      write_small(g, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, progress.result.resampled.data(), writer,
+      write_small(comm, tmp, g, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, progress.result.resampled.data(), writer,
                   fail);
       for (const TrafficField& s : kTrafficFields)
-        write_small(g, s.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, (progress.result.traffic.*s.member).data(),
+        write_small(comm, tmp, g, s.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, (progress.result.traffic.*s.member).data(),
                     writer, fail);
       const std::vector<std::int64_t> words = exact_words(progress.log_likelihood);
-      write_small(g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(), writer,
+      write_small(comm, tmp, g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(), writer,
                   fail);
     }
     const std::int64_t step = progress.step, particles = static_cast<std::int64_t>(n), dim = d;

@@ -1,6 +1,8 @@
-// Checkpoints of a filter run, written and read collectively with parallel HDF5 (MPI-IO): every
-// rank writes and reads only its own contiguous block of global ids, so nothing is gathered to one
-// rank, and a checkpoint written on p ranks restarts on any number of ranks.
+// Checkpoints of a filter run, written with parallel HDF5 (MPI-IO: the file and datasets created
+// collectively, each rank writing its own contiguous block of global ids) and read back by every rank
+// for its own block, so nothing is gathered to one rank, and a checkpoint written on p ranks
+// restarts on any number of ranks. A write failure after the file exists aborts the job (see
+// docs/checkpointing.md: a parallel HDF5 close after a failed write can hang).
 //
 // Layout (format version 1; h5dump / h5py readable):
 //   /particles/state        (d x N)  float64  component c of global id i at [c, i]
