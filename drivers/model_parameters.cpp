@@ -24,6 +24,20 @@ double ModelParameters::number(const std::string& name, double fallback) const {
   return it->second.floating;
 }
 
+long long ModelParameters::integer(const std::string& name, long long fallback) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (it->second.type != config::TomlValue::Type::integer) bad(name, "an integer");
+  return it->second.integer;
+}
+
+std::string ModelParameters::text(const std::string& name, const std::string& fallback) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (it->second.type != config::TomlValue::Type::string) bad(name, "a string");
+  return it->second.text;
+}
+
 std::vector<double> ModelParameters::vector(const std::string& name, const std::vector<double>& fallback) const {
   const auto it = values_.find(name);
   if (it == values_.end()) return fallback;

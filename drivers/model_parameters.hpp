@@ -22,6 +22,8 @@ class ModelParameters {
 
   // The value of `name`, or `fallback` when not given. Errors name the key and the expectation.
   double number(const std::string& name, double fallback) const;
+  long long integer(const std::string& name, long long fallback) const;
+  std::string text(const std::string& name, const std::string& fallback) const;
   std::vector<double> vector(const std::string& name, const std::vector<double>& fallback) const;
   // A matrix as an array of rows ([[a, b], [c, d]]), returned row-major with its shape.
   std::vector<double> matrix(const std::string& name, const std::vector<double>& fallback, int fallback_rows,

@@ -19,6 +19,11 @@
 #include "framework/model/observations.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
+#include "models/lorenz96.hpp"
+#include "models/nonlinear_growth.hpp"
+#include "models/regime_switching.hpp"
+#include "models/sir_epidemic.hpp"
+#include "models/stochastic_volatility.hpp"
 
 namespace rsmc::drivers {
 
@@ -47,6 +52,35 @@ inline const std::vector<ModelEntry>& model_entries() {
         {"sigma_eps2", "1.0", "observation noise variance (> 0)"},
         {"a1", "0.0", "prior mean of x_0"},
         {"p1", "1.0", "prior variance of x_0 (> 0)"}}},
+      {"stochastic_volatility",
+       "x_t = mu + phi (x_{t-1} - mu) + sigma N(0,1), y_t = exp(x_t / 2) N(0,1) (Kim, Shephard & Chib)",
+       {{"mu", "-0.8698", "mean of the log-variance"},
+        {"phi", "0.97779", "persistence, |phi| < 1"},
+        {"sigma", "0.1585", "sd of the log-variance innovation (> 0)"}}},
+      {"nonlinear_growth",
+       "x_t = alpha x + beta x/(1+x^2) + gamma cos(omega t) + N(0,q), y_t = kappa x_t^2 + N(0,r) (Gordon, Salmond & "
+       "Smith 1993)",
+       {{"alpha", "0.5", ""}, {"beta", "25.0", ""}, {"gamma", "8.0", ""}, {"omega", "1.2", "per step"},
+        {"kappa", "0.05", ""}, {"q", "10.0", "process noise variance (> 0)"},
+        {"r", "1.0", "observation noise variance (> 0)"}, {"m0", "0.0", "prior mean"},
+        {"p0", "5.0", "prior variance (> 0)"}}},
+      {"lorenz96",
+       "Lorenz-96 (RK4 step dt per filter step + Gaussian noise), every obs_every-th component observed",
+       {{"d", "40", "state dimension, 4..1000 and beyond"}, {"F", "8.0", "forcing"}, {"dt", "0.05", "RK4 step"},
+        {"process_sd", "0.1", "process noise sd (> 0)"}, {"obs_every", "1", "observe components 0, k, 2k, ..."},
+        {"obs_sd", "1.0", "observation noise sd (> 0)"}, {"x0_mean", "8.0", ""}, {"x0_sd", "1.0", ""}}},
+      {"sir_epidemic",
+       "SIR with exact binomial transitions; observed incidence Poisson or negative binomial",
+       {{"population", "763", "N = S + I + R"}, {"initial_infected", "1", ""},
+        {"beta", "1.66", "transmission rate"}, {"gamma", "0.45", "recovery rate"}, {"dt", "1.0", "step length"},
+        {"rho", "0.8", "reporting probability"}, {"observation", "\"poisson\"", "\"poisson\" or \"negative_binomial\""},
+        {"k", "10.0", "negative binomial size"}}},
+      {"regime_switching",
+       "jump Markov linear model: regime k_t ~ P[k_{t-1}], x_t = a_k x + b_k + s_k N(0,1), y_t = x_t + N(0, obs_sd^2)",
+       {{"K", "2", "number of regimes, 1..31"}, {"P", "[[0.95, 0.05], [0.1, 0.9]]", "K x K transition matrix"},
+        {"pi0", "[0.6667, 0.3333]", "distribution of k_0"}, {"a", "[0.9, 0.5]", ""}, {"b", "[0.0, 2.0]", ""},
+        {"s", "[0.3, 1.0]", "noise sd per regime"}, {"obs_sd", "0.5", ""}, {"x0_mean", "0.0", ""},
+        {"x0_sd", "1.0", ""}}},
   };
   return entries;
 }
@@ -103,6 +137,65 @@ void with_model(const std::string& name, const ModelParameters& parameters, F&& 
     f(models::LinearGaussian(models::LinearGaussianParams::local_level(
         parameters.number("sigma_eta2", 1.0), parameters.number("sigma_eps2", 1.0), parameters.number("a1", 0.0),
         parameters.number("p1", 1.0))));
+    return;
+  }
+  if (name == "stochastic_volatility") {
+    parameters.check_known(name, parameter_names(name));
+    models::StochasticVolatilityParams p;
+    p.mu = parameters.number("mu", p.mu);
+    p.phi = parameters.number("phi", p.phi);
+    p.sigma = parameters.number("sigma", p.sigma);
+    f(models::StochasticVolatility(p));
+    return;
+  }
+  if (name == "nonlinear_growth") {
+    parameters.check_known(name, parameter_names(name));
+    models::NonlinearGrowthParams p;
+    for (auto [key, field] : {std::pair<const char*, double*>{"alpha", &p.alpha}, {"beta", &p.beta}, {"gamma", &p.gamma},
+                              {"omega", &p.omega}, {"kappa", &p.kappa}, {"q", &p.q}, {"r", &p.r}, {"m0", &p.m0},
+                              {"p0", &p.p0}})
+      *field = parameters.number(key, *field);
+    f(models::NonlinearGrowth(p));
+    return;
+  }
+  if (name == "lorenz96") {
+    parameters.check_known(name, parameter_names(name));
+    models::Lorenz96Params p;
+    p.d = static_cast<int>(parameters.integer("d", p.d));
+    p.obs_every = static_cast<int>(parameters.integer("obs_every", p.obs_every));
+    for (auto [key, field] : {std::pair<const char*, double*>{"F", &p.F}, {"dt", &p.dt}, {"process_sd", &p.process_sd},
+                              {"obs_sd", &p.obs_sd}, {"x0_mean", &p.x0_mean}, {"x0_sd", &p.x0_sd}})
+      *field = parameters.number(key, *field);
+    f(models::Lorenz96(p));
+    return;
+  }
+  if (name == "sir_epidemic") {
+    parameters.check_known(name, parameter_names(name));
+    models::SirEpidemicParams p;
+    p.population = parameters.integer("population", p.population);
+    p.initial_infected = parameters.integer("initial_infected", p.initial_infected);
+    for (auto [key, field] : {std::pair<const char*, double*>{"beta", &p.beta}, {"gamma", &p.gamma}, {"dt", &p.dt},
+                              {"rho", &p.rho}, {"k", &p.k}})
+      *field = parameters.number(key, *field);
+    if (parameters.has("observation"))
+      p.observation = models::parse_count_observation(parameters.text("observation", "poisson"));
+    f(models::SirEpidemic(p));
+    return;
+  }
+  if (name == "regime_switching") {
+    parameters.check_known(name, parameter_names(name));
+    models::RegimeSwitchingParams p;
+    int rows = 0, cols = 0;
+    p.K = static_cast<int>(parameters.integer("K", p.K));
+    p.P = parameters.matrix("P", p.P, p.K, p.K, rows, cols);
+    p.pi0 = parameters.vector("pi0", p.pi0);
+    p.a = parameters.vector("a", p.a);
+    p.b = parameters.vector("b", p.b);
+    p.s = parameters.vector("s", p.s);
+    p.obs_sd = parameters.number("obs_sd", p.obs_sd);
+    p.x0_mean = parameters.number("x0_mean", p.x0_mean);
+    p.x0_sd = parameters.number("x0_sd", p.x0_sd);
+    f(models::RegimeSwitching(p));
     return;
   }
   std::string known;
