@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Acceptance: `cmake --install` of the build tree gives a usable package. Installs into a temporary
-# prefix, checks the installed `rsmc` runs, then configures and builds tests/install/consumer (an
+# prefix, checks the installed `rsmc` runs, then configures and builds examples/random_walk (an
 # out-of-tree model that only does find_package(rsmc) with CMAKE_PREFIX_PATH=<prefix>) and runs it
 # on 2 ranks: it filters its own model and compares with the exact Kalman filter.
 #
@@ -38,7 +38,7 @@ if [ -n "$RSMC_VERSION" ] && [ "$version" != "$RSMC_VERSION" ]; then
 fi
 
 step "configure and build the consumer against $prefix"
-cmake_args=(-S "$RSMC_SOURCE_DIR/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix")
+cmake_args=(-S "$RSMC_SOURCE_DIR/examples/random_walk" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix")
 # The same C++ compiler as rsmc (the libraries are C++) and the build type that was installed.
 [ -n "$RSMC_CXX_COMPILER" ] && cmake_args+=(-DCMAKE_CXX_COMPILER="$RSMC_CXX_COMPILER")
 [ -n "$RSMC_BUILD_CONFIG" ] && cmake_args+=(-DCMAKE_BUILD_TYPE="$RSMC_BUILD_CONFIG")
