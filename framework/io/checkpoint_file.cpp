@@ -238,17 +238,15 @@ void sync_path(const std::string& path, bool is_directory) {
   ::close(fd);
 }
 
-// The outcome of a step done on rank 0, on every rank.
-void agree(MPI_Comm comm, const std::string& error_on_root) {
-  int length = static_cast<int>(error_on_root.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
-  if (length == 0) return;
-  std::string message(static_cast<std::size_t>(length), '\0');
-  int rank = 0;
+
+// The lowest rank whose `local_error` is not empty, or -1 when every rank succeeded. Collective.
+int first_failing_rank(MPI_Comm comm, const std::string& local_error) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
-  if (rank == 0) message = error_on_root;
-  MPI_Bcast(message.data(), length, MPI_CHAR, 0, comm);
-  throw Error(message);
+  int first_bad = local_error.empty() ? size : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+  return first_bad == size ? -1 : first_bad;
 }
 
 // A write failed on some rank after the parallel file was created: closing it is collective and
@@ -256,12 +254,10 @@ void agree(MPI_Comm comm, const std::string& error_on_root) {
 // and every complete checkpoint is untouched; the temporary file is removed by the next successful
 // checkpoint). `local_error` is this rank's message or empty.
 void abort_on_write_failure(MPI_Comm comm, const std::string& local_error, const std::string& tmp) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int first_bad = local_error.empty() ? size : rank;
-  MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, comm);
-  if (first_bad == size) return;
+  const int first_bad = first_failing_rank(comm, local_error);
+  if (first_bad < 0) return;
   if (rank == first_bad) {
     std::fprintf(stderr, "rsmc: error: %s; aborting the job (a parallel HDF5 file cannot be closed safely after a "
                          "failed write; the previous checkpoints are intact)\n",
@@ -273,12 +269,10 @@ void abort_on_write_failure(MPI_Comm comm, const std::string& local_error, const
 }
 
 void agree_all(MPI_Comm comm, const std::string& local_error) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int first_bad = local_error.empty() ? size : rank;
-  MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, comm);
-  if (first_bad == size) return;
+  const int first_bad = first_failing_rank(comm, local_error);
+  if (first_bad < 0) return;
   int length = rank == first_bad ? static_cast<int>(local_error.size()) : 0;
   MPI_Bcast(&length, 1, MPI_INT, first_bad, comm);
   std::string message = rank == first_bad ? local_error : std::string(static_cast<std::size_t>(length), '\0');
@@ -352,7 +346,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
       }
       ::unlink(tmp.c_str());  // a leftover of a run killed while writing
     }
-    agree(comm, error);
+    agree_all(comm, error);  // only rank 0 can have failed here
   }
 
   std::string error;
@@ -428,7 +422,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
       sync_path(dir, true);
     }
   }
-  agree(comm, commit_error);
+  agree_all(comm, commit_error);  // only rank 0 can have failed here
 }
 
 CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path) {
