@@ -72,6 +72,10 @@ void FilterCommand::add_to(CLI::App& app) {
                  "ranks; give the original run's options: a run that differs in a way that changes results is "
                  "refused");
   auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
+  auto* o_verbose = app.add_flag("--verbose,-v", verbose,
+                                 "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
+                                 "io; maximum over ranks) and the resampling traffic");
+  o_verbose->excludes(o_quiet);
   auto* o_progress = app.add_flag("--progress", show_progress,
                                   "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
                                   "it is not a terminal (default: only on a terminal)");
@@ -93,6 +97,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.integer("keep_checkpoints", keep_checkpoints, 1, o_keep);
   config_keys.text("restart", restart, o_restart);
   config_keys.boolean("quiet", quiet, o_quiet);
+  config_keys.boolean("verbose", verbose, o_verbose);
   config_keys.boolean("progress", show_progress, o_progress);
 }
 
@@ -160,6 +165,25 @@ std::string first_difference(const std::string& in_checkpoint, const std::string
              (gb ? lb : std::string("nothing")) + "'";
     }
   }
+}
+
+// --verbose: where the time went, and what resampling moved.
+void print_verbose(const FilterResult& result) {
+  double total = 0.0;
+  for (double s : result.phase_seconds) total += s;
+  std::printf("time per phase (s, max over ranks):");
+  for (std::size_t k = 0; k < kPhaseCount; ++k)
+    std::printf(" %s %.3g (%.0f%%)", kPhaseNames[k], result.phase_seconds[k],
+                total > 0.0 ? 100.0 * result.phase_seconds[k] / total : 0.0);
+  std::uint64_t moved = 0, bytes = 0, messages = 0;
+  for (std::size_t t = 0; t < result.traffic.particles_moved.size(); ++t) {
+    moved += result.traffic.particles_moved[t];
+    bytes += result.traffic.bytes_moved[t];
+    messages += result.traffic.messages[t];
+  }
+  std::printf("\nresampling traffic: %llu particles (%llu bytes) moved between ranks in %llu messages\n",
+              static_cast<unsigned long long>(moved), static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(messages));
 }
 
 }  // namespace
@@ -272,8 +296,10 @@ int FilterCommand::run(MPI_Comm comm) {
       progress = filter.start();
     } else {
       auto& store = filter.particles_mut();
+      const double read_start = MPI_Wtime();
       const CheckpointBlock block =
           read_checkpoint_block(comm, restart_path, restart_info, store.first_id, store.size());
+      const double restart_read_seconds = MPI_Wtime() - read_start;
       auto state = Kokkos::create_mirror_view(store.state);
       auto log_weight = Kokkos::create_mirror_view(store.log_weight);
       for (std::uint64_t i = 0; i < block.count; ++i) {
@@ -283,11 +309,13 @@ int FilterCommand::run(MPI_Comm comm) {
       Kokkos::deep_copy(store.state, state);
       Kokkos::deep_copy(store.log_weight, log_weight);
       filter.resume(progress);
+      filter.phase_times()[Phase::io] += restart_read_seconds;
       if (talk) std::printf("restarted from %s at step %d\n", restart_path.c_str(), progress.step);
     }
 
     // Writes a checkpoint of the current progress and keeps the newest --keep-checkpoints.
     auto checkpoint = [&] {
+      ScopedPhase timed(&filter.phase_times(), Phase::io);
       run_on_root(comm, [&] { std::filesystem::create_directories(checkpoint_dir); });
       CheckpointInfo info;
       info.particles = static_cast<std::uint64_t>(particles);
@@ -371,6 +399,8 @@ int FilterCommand::run(MPI_Comm comm) {
                                {"particles", particles},
                                {"steps", resolved_steps},
                                {"p_invariant", is_p_invariant(options.local_sampler) ? 1 : 0}};
+        for (std::size_t k = 0; k < kPhaseCount; ++k)
+          attributes.reals.emplace_back(std::string("seconds_") + kPhaseNames[k], result.phase_seconds[k]);
         write_result_file(output, result, attributes, overwrite);
       });
     }
@@ -385,6 +415,7 @@ int FilterCommand::run(MPI_Comm comm) {
       }
       std::printf("resampled at %d of %d steps; %.3f s, %.3g particle-steps/s\n", resampled, resolved_steps, seconds,
                   static_cast<double>(particles) * resolved_steps / seconds);
+      if (verbose) print_verbose(result);
       if (!output.empty()) std::printf("wrote %s\n", output.c_str());
     }
     exit_code = 0;

@@ -26,6 +26,7 @@ struct FilterCommand {
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
   bool quiet = false;
+  bool verbose = false;        // --verbose: time per phase and resampling traffic
   bool show_progress = false;  // --progress: the progress line even off a terminal
   long long checkpoint_every = 0;          // steps between checkpoints; 0: only on a signal
   std::string checkpoint_dir = "checkpoints";

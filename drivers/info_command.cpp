@@ -67,6 +67,7 @@ void print_result(const std::string& path) {
   const ResultAttributes a = read_result_attributes(path);
   std::printf("%s: rsmc filter result\n", path.c_str());
   for (const auto& [key, value] : a.integers) std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
+  for (const auto& [key, value] : a.reals) std::printf("  %-21s %.6g\n", (key + ":").c_str(), value);
   std::printf("  log-likelihood:       %.10g\n%s", r.log_likelihood, series_summary(r).c_str());
   for (const auto& [key, value] : a.text) {
     if (value.find('\n') == std::string::npos)

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "framework/core/error.hpp"
+#include "framework/core/phase_times.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
@@ -78,11 +79,18 @@ class BootstrapFilter {
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
   StepSummary step(int t, const double* y_t) {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
-    propagate(t);
-    if (y_t != nullptr) weight(t, y_t);
+    {
+      ScopedPhase timed(&times_, Phase::propagate);
+      propagate(t);
+    }
+    if (y_t != nullptr) {
+      ScopedPhase timed(&times_, Phase::weight);
+      weight(t, y_t);
+    }
     double log_total = 0.0;
     StepSummary summary;
     try {
+      ScopedPhase timed(&times_, Phase::reduce);
       summary = summarise(t, log_total);
     } catch (const DegenerateError&) {
       // Undo the step (the previous states are in scratch, the previous weights in
@@ -148,11 +156,16 @@ class BootstrapFilter {
     progress.step = t;
   }
 
+  // Collective: the phase times are the maxima over the ranks.
   FilterResult finish(const RunProgress& progress) const {
     FilterResult result = progress.result;
     result.log_likelihood = progress.log_likelihood.to_double();
+    result.phase_seconds = times_.max_over(comm_).seconds;
     return result;
   }
+
+  // Wall time per phase on this rank since construction (drivers add their I/O to Phase::io).
+  PhaseTimes& phase_times() { return times_; }
 
   // Continues from a checkpoint: the particles must already be in particles_mut().
   void resume(const RunProgress& progress) {
@@ -186,9 +199,10 @@ class BootstrapFilter {
       case Resampler::roulette_algorithm1:
         return resample_roulette(comm_, dist_, store_, max_log_weight_, options_.scheme,
                                  options_.resampler == Resampler::roulette_algorithm1, options_.seed, step,
-                                 options_.local_sampler);
+                                 options_.local_sampler, &times_);
       case Resampler::allgather:
-      case Resampler::gather_root: {
+      case Resampler::gather_root: {  // baselines: selection and movement are one phase here
+        ScopedPhase timed(&times_, Phase::rebalance);
         const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();
         return options_.resampler == Resampler::allgather
                    ? resample_allgather(comm_, dist_, store_, max_log_weight_, u)
@@ -316,6 +330,7 @@ class BootstrapFilter {
   Kokkos::View<double*, memory_space> mean_;         // filtered mean on the device (variance pass)
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
+  PhaseTimes times_;
 };
 
 }  // namespace rsmc

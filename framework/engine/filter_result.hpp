@@ -1,10 +1,14 @@
 // What a filter run reports, step by step. Identical on every rank after a run. Everything but
-// `traffic` is bitwise identical for any number of ranks (exact, partition-independent sums);
-// `traffic` describes the communication of each resampling, which depends on the rank count.
+// `traffic` and `phase_seconds` is bitwise identical for any number of ranks (exact,
+// partition-independent sums); `traffic` describes the communication of each resampling, which
+// depends on the rank count, and `phase_seconds` are wall-clock measurements.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
+
+#include "framework/core/phase_times.hpp"
 
 namespace rsmc {
 
@@ -18,6 +22,9 @@ struct FilterResult {
   std::vector<std::uint8_t> resampled;           // 1 if the step ended with a resampling, T
   double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
   std::vector<double> true_state;                // x_1..x_T when the data were simulated (T x d), else empty
+  // Wall seconds per Phase (kPhaseNames order), maximum over ranks, of this process's part of the
+  // run (a restarted run counts from the restart). A measurement: machine- and rank-dependent.
+  std::array<double, kPhaseCount> phase_seconds{};
 
   struct Traffic {  // per step, T entries each; 0 at steps without resampling (see ResampleStats)
     std::vector<std::uint64_t> particles_moved, bytes_moved, messages, max_partners, minimum_moves;

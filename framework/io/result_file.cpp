@@ -108,6 +108,10 @@ herr_t collect_attribute(hid_t location, const char* name, const H5A_info_t*, vo
       std::int64_t v = 0;
       if (H5Aread(attr.get(), H5T_NATIVE_INT64, &v) < 0) return -1;
       reader->out->integers.emplace_back(name, v);
+    } else if (cls == H5T_FLOAT) {
+      double v = 0.0;
+      if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v) < 0) return -1;
+      reader->out->reals.emplace_back(name, v);
     } else if (cls == H5T_STRING) {
       if (H5Tis_variable_str(type.get()) > 0) {
         Hid mem(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -171,6 +175,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
       throw Error(what + ": attribute '" + a.first + "' contains a NUL character; expected text");
   }
   for (const auto& a : attributes.integers) check_name(a.first);
+  for (const auto& a : attributes.reals) check_name(a.first);
 
   SilenceHdf5Errors silence;
   write_atomically(path, overwrite, [&](const std::string& tmp) {
@@ -222,6 +227,8 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     }
     for (const auto& a : attributes.integers)
       write_attribute(f, a.first, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.second, fail);
+    for (const auto& a : attributes.reals)
+      write_attribute(f, a.first, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &a.second, fail);
 
     if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
   });
@@ -288,7 +295,7 @@ ResultAttributes read_result_attributes(const std::string& path) {
   AttributeReader reader{&out};
   hsize_t index = 0;
   herr_t rc = H5Aiterate2(file.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, &index, collect_attribute, &reader);
-  if (rc < 0 && !reader.failed && out.text.empty() && out.integers.empty()) {
+  if (rc < 0 && !reader.failed && out.text.empty() && out.integers.empty() && out.reals.empty()) {
     index = 0;  // the file does not track creation order: list by name
     rc = H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, &index, collect_attribute, &reader);
   }

@@ -12,7 +12,7 @@
 //     particles_moved, bytes_moved, messages, max_partners, minimum_moves   (T)  uint64 each;
 //     0 at steps without resampling; group attribute `note` (text) says they depend on the rank count
 // plus the ResultAttributes as attributes of the root group (text: variable-length UTF-8 strings;
-// integers: int64 scalars). Every dataset except those under /resampling_traffic is bitwise
+// integers: int64 scalars; reals: float64 scalars). Every dataset except those under /resampling_traffic is bitwise
 // identical for any number of ranks; the traffic and the attributes are not (they record e.g. the
 // rank count), which is why tests/tools/h5_datasets_equal compares datasets only and the tests pass
 // it `--ignore /resampling_traffic`. Objects carry no modification timestamps.
@@ -30,6 +30,7 @@ namespace rsmc {
 struct ResultAttributes {  // written as attributes of the root group; never compared bitwise across rank counts
   std::vector<std::pair<std::string, std::string>> text;       // {"rsmc_version","0.1.0"}, {"model","linear_gaussian"}, {"configuration", "..."}
   std::vector<std::pair<std::string, std::int64_t>> integers;  // {"ranks", 4}, {"particles", 10000}
+  std::vector<std::pair<std::string, double>> reals;           // {"seconds_propagate", 1.25}
 };
 
 // Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`
@@ -46,8 +47,8 @@ void write_result_file(const std::string& path, const FilterResult& result, cons
 // before it existed) gives empty traffic vectors. Throws rsmc::Error naming the file and dataset.
 FilterResult read_result_file(const std::string& path);
 
-// Reads the root-group attributes written by write_result_file (text and integer scalars; others are
-// skipped), in creation order when the file tracks it, otherwise by name.
+// Reads the root-group attributes written by write_result_file (text, integer and float scalars;
+// others are skipped), in creation order when the file tracks it, otherwise by name.
 ResultAttributes read_result_attributes(const std::string& path);
 
 }  // namespace rsmc

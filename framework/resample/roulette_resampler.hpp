@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "framework/core/error.hpp"
+#include "framework/core/phase_times.hpp"
 #include "framework/exact/fixed_weight.hpp"
 #include "framework/exact/u128_mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
@@ -158,19 +159,25 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                                 double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
-                                std::uint32_t step, LocalSampler sampler = LocalSampler::search) {
-  const std::vector<std::uint64_t> fixed = fixed_weights(store.log_weight, max_log_weight);
-  SelectionInputs in;
-  in.fixed_weights = &fixed;
-  in.wheel = wheel_share(fixed, comm);
-  in.samples = dist.size();
-  in.seed = seed;
-  in.step = step;
-  in.sampler = sampler;
+                                std::uint32_t step, LocalSampler sampler = LocalSampler::search,
+                                PhaseTimes* times = nullptr) {
   if (algorithm1 && scheme != Scheme::multinomial)
     throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
                 "--resampling multinomial");
-  const Selection selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
+  Selection selection;
+  {
+    ScopedPhase timed(times, Phase::select);
+    const std::vector<std::uint64_t> fixed = fixed_weights(store.log_weight, max_log_weight);
+    SelectionInputs in;
+    in.fixed_weights = &fixed;
+    in.wheel = wheel_share(fixed, comm);
+    in.samples = dist.size();
+    in.seed = seed;
+    in.step = step;
+    in.sampler = sampler;
+    selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
+  }
+  ScopedPhase timed(times, Phase::rebalance);
   return rebalance(comm, dist, store, selection);
 }
 

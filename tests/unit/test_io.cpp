@@ -122,6 +122,7 @@ ResultAttributes sample_attributes() {
   a.text = {{"rsmc_version", "0.1.0"}, {"model", "linear_gaussian"},
             {"configuration", "[filter]\nparticles = 10000\nseed = 42\n"}, {"parameters", "é ✓ unicode"}};
   a.integers = {{"ranks", 4}, {"particles", 10000}, {"big", std::numeric_limits<std::int64_t>::min()}};
+  a.reals = {{"seconds_propagate", 0.125}, {"tiny", std::numeric_limits<double>::denorm_min()}};
   return a;
 }
 
@@ -445,6 +446,7 @@ TEST_CASE("result file: write then read round-trips bitwise", "[io][result]") {
   const ResultAttributes a = read_result_attributes(path);
   CHECK(a.text == sample_attributes().text);  // in the order given
   CHECK(a.integers == sample_attributes().integers);
+  CHECK(a.reals == sample_attributes().reals);  // bit for bit: float64 in the file
 
   // The traffic is uint64 under /resampling_traffic, with a note that it depends on the rank count.
   for (const char* name : kTrafficDatasets)
@@ -509,6 +511,9 @@ TEST_CASE("result file: validation and reading errors", "[io][result]") {
   ResultAttributes dup;
   dup.text = {{"ranks", "x"}};
   dup.integers = {{"ranks", 4}};
+  REQUIRE_THROWS_WITH(write_result_file(path, sample_result(), dup, false), Contains("'ranks' is given twice"));
+  dup.integers.clear();
+  dup.reals = {{"ranks", 1.0}};
   REQUIRE_THROWS_WITH(write_result_file(path, sample_result(), dup, false), Contains("'ranks' is given twice"));
   FilterResult partial = sample_result();  // some traffic vectors recorded, one not
   partial.traffic.messages.clear();
