@@ -10,6 +10,8 @@
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
+#include "framework/engine/filter_result.hpp"
+#include "framework/model/observations.hpp"
 
 namespace rsmc::drivers {
 
@@ -44,10 +46,27 @@ struct FilterCommand {
 
   // Applies --config (flags given on the command line win). Called by run().
   void load_config();
-  int run(MPI_Comm comm);  // returns the exit code; throws rsmc::Error on bad input
+  // Applies --config, then runs the registered model named --model (drivers/model_registry.hpp).
+  // Returns the exit code; throws rsmc::Error on bad input.
+  int run(MPI_Comm comm);
+  // The run itself for one model type (drivers/filter_run.hpp); called through the registry.
+  template <class Model>
+  int run_model(MPI_Comm comm, Model model);
+  // The model's parameters as text (result attributes, checkpoint identity): the model's own
+  // params().describe() where it has one, else the [parameters] the configuration gave.
+  template <class Model>
+  std::string parameters_text(const Model& model) const;
   std::string configuration_text(int ranks, int resolved_steps) const;
   // The `key = value` lines a checkpoint must share with a run that continues it.
   std::string identity_text(const std::string& parameters, int state_dim, int ranks, std::uint64_t data_hash) const;
 };
+
+// Helpers of run_model (filter_command.cpp).
+// A hash of the observations of steps 1..steps (the data a checkpoint has consumed).
+std::uint64_t observations_hash(const Observations& y, int steps);
+// The first line where two `key = value` texts differ, as "key: the checkpoint has X, this run Y".
+std::string first_difference(const std::string& in_checkpoint, const std::string& in_run);
+// --verbose: where the time went, and what resampling moved.
+void print_verbose(const FilterResult& result);
 
 }  // namespace rsmc::drivers

@@ -77,6 +77,14 @@ std::vector<double> ModelParameters::matrix(const std::string& name, const std::
   return out;
 }
 
+std::string ModelParameters::describe() const {
+  std::string out;
+  for (const auto& [name, value] : values_)  // std::map: sorted by key
+    out += name + " = " + (value.type == config::TomlValue::Type::string ? "\"" + value.text + "\"" : value.text) +
+           "\n";
+  return out;
+}
+
 void ModelParameters::check_known(const std::string& model, const std::vector<std::string>& known) const {
   for (const auto& [name, value] : values_) {
     bool found = false;

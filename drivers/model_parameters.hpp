@@ -29,6 +29,10 @@ class ModelParameters {
   std::vector<double> matrix(const std::string& name, const std::vector<double>& fallback, int fallback_rows,
                              int fallback_cols, int& rows, int& cols) const;
 
+  // The given values as `key = value` lines, sorted by key (identifies a run of a model that has
+  // no params().describe(): its defaults are fixed by the program, so the given values suffice).
+  std::string describe() const;
+
   // Every given key must be one of `known` (the model's parameter names).
   void check_known(const std::string& model, const std::vector<std::string>& known) const;
 

@@ -24,7 +24,11 @@ struct SimulateCommand {
   ModelParameters model_parameters;
 
   void add_to(CLI::App& app);
+  // Applies --config, then simulates from the registered model named --model.
   int run(MPI_Comm comm);
+  // The simulation for one model type (drivers/simulate_run.hpp); called through the registry.
+  template <class Model>
+  int run_model(MPI_Comm comm, Model model);
 };
 
 }  // namespace rsmc::drivers

@@ -1,0 +1,129 @@
+#include "drivers/cli.hpp"
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <exception>
+
+#include "bench/checkpoint_bench.hpp"
+#include "bench/kernels_bench.hpp"
+#include "bench/resample_bench.hpp"
+#include "bench/sim_scale.hpp"
+#include "drivers/filter_command.hpp"
+#include "drivers/info_command.hpp"
+#include "drivers/model_registry.hpp"
+#include "drivers/simulate_command.hpp"
+#include "drivers/version.hpp"
+
+namespace {
+
+int run(int argc, char** argv, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+
+  std::string models;
+  for (const auto& name : rsmc::drivers::model_names()) models += "  " + name + "\n";
+  CLI::App app{std::string("rsmc ") + rsmc::drivers::kVersion +
+               ": reproducible distributed Sequential Monte Carlo (particle filters).\n"
+               "Run under MPI, e.g. `mpiexec -n 4 rsmc filter --particles 1000000`; results are bitwise\n"
+               "identical for any number of ranks.",
+               "rsmc"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", rsmc::drivers::kVersion);
+  rsmc::drivers::FilterCommand filter;
+  CLI::App* filter_app = app.add_subcommand("filter", "Run a bootstrap particle filter and report the "
+                                                      "log-likelihood, ESS and filtered moments");
+  filter.add_to(*filter_app);
+  filter_app->footer("Models:\n" + models);
+  rsmc::drivers::SimulateCommand simulate;
+  CLI::App* simulate_app = app.add_subcommand("simulate", "Simulate observations from a model into a CSV or "
+                                                          "HDF5 file");
+  simulate.add_to(*simulate_app);
+  simulate_app->footer("Models:\n" + models);
+  CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
+  rsmc::bench::ResampleBench resample_bench;
+  CLI::App* bench_resample_app = bench_app->add_subcommand("resample", "Time the resampler implementations "
+                                                                      "against a memcpy of the same state bytes");
+  resample_bench.add_to(*bench_resample_app);
+  rsmc::bench::KernelsBench kernels_bench;
+  CLI::App* bench_kernels_app = bench_app->add_subcommand(
+      "kernels", "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
+                 "and a memcpy of the same bytes (rank 0 only, one thread)");
+  kernels_bench.add_to(*bench_kernels_app);
+  rsmc::bench::CheckpointBench checkpoint_bench;
+  CLI::App* bench_checkpoint_app = bench_app->add_subcommand(
+      "checkpoint", "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes");
+  checkpoint_bench.add_to(*bench_checkpoint_app);
+  CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
+                                                      "settable under [parameters] in a --config file");
+  rsmc::drivers::InfoCommand info;
+  CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums) or "
+                                                  "an observations file");
+  info.add_to(*info_app);
+  rsmc::bench::SimScaleCommand sim_scale;
+  CLI::App* sim_scale_app = app.add_subcommand(
+      "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
+                   "allocating particles (JSON lines; docs/sim-scale.md)");
+  sim_scale.add_to(*sim_scale_app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return rank == 0 ? app.exit(e) : 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    return rank == 0 ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
+    return rank == 0 ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s (see rsmc --help)\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (*filter_app) return filter.run(comm);
+    if (*simulate_app) return simulate.run(comm);
+    if (*bench_resample_app) return resample_bench.run(comm);
+    if (*bench_kernels_app) return kernels_bench.run(comm);
+    if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
+    if (*info_app) return info.run(comm);
+    if (*models_app) {
+      if (rank == 0) std::fputs(rsmc::drivers::models_text().c_str(), stdout);
+      return 0;
+    }
+    if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
+    if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
+      if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace rsmc::drivers {
+
+int run_cli(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  // Kokkos gets only its own --kokkos-* arguments (it would otherwise answer --help itself);
+  // rsmc's parser gets the rest.
+  std::vector<char*> kokkos_args{argv[0]}, rsmc_args{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : rsmc_args).push_back(argv[i]);
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  kokkos_args.push_back(nullptr);
+  Kokkos::initialize(kokkos_argc, kokkos_args.data());
+  const int code = run(static_cast<int>(rsmc_args.size()), rsmc_args.data(), MPI_COMM_WORLD);
+  Kokkos::finalize();
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace rsmc::drivers
