@@ -1,25 +1,16 @@
 #include "drivers/filter_command.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <fstream>
+#include <cctype>
+#include <cstddef>
 #include <cstdio>
-#include <filesystem>
 #include <iomanip>
 #include <optional>
 #include <sstream>
 
-#include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
-#include "drivers/progress_line.hpp"
 #include "drivers/model_registry.hpp"
-#include "drivers/version.hpp"
-#include "framework/engine/bootstrap_filter.hpp"
-#include "framework/engine/simulate.hpp"
-#include "framework/io/checkpoint_file.hpp"
-#include "framework/io/observations_file.hpp"
-#include "framework/io/result_file.hpp"
+#include "framework/core/phase_times.hpp"
+#include "framework/io/hdf5_observations.hpp"
 
 namespace rsmc::drivers {
 
@@ -163,6 +154,17 @@ std::string first_difference(const std::string& in_checkpoint, const std::string
              (gb ? lb : std::string("nothing")) + "'";
     }
   }
+}
+
+std::vector<double> recorded_true_state(const std::string& data, int state_dim, int steps) {
+  const auto dot = data.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : data.substr(dot);
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".h5" && ext != ".hdf5") return {};
+  const std::optional<Observations> states = read_states_hdf5(data);
+  if (!states || states->dim != state_dim || states->steps < steps) return {};
+  return std::vector<double>(states->values.begin(),
+                             states->values.begin() + static_cast<std::ptrdiff_t>(steps) * state_dim);
 }
 
 // --verbose: where the time went, and what resampling moved.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
@@ -66,6 +67,9 @@ struct FilterCommand {
 std::uint64_t observations_hash(const Observations& y, int steps);
 // The first line where two `key = value` texts differ, as "key: the checkpoint has X, this run Y".
 std::string first_difference(const std::string& in_checkpoint, const std::string& in_run);
+// x_1..x_steps (steps x state_dim) when `data` is an HDF5 file from `rsmc simulate` holding the true
+// states of a model with that state dimension; otherwise empty.
+std::vector<double> recorded_true_state(const std::string& data, int state_dim, int steps);
 // --verbose: where the time went, and what resampling moved.
 void print_verbose(const FilterResult& result);
 

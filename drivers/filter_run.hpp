@@ -17,6 +17,7 @@
 
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
+#include "drivers/component_names.hpp"
 #include "drivers/exact_log_likelihood.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/progress_line.hpp"
@@ -91,6 +92,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
           throw Error("--steps: " + std::to_string(steps) + " exceeds the " + std::to_string(observations.steps) +
                       " observations in " + data);
         resolved_steps = steps > 0 ? static_cast<int>(steps) : observations.steps;
+        true_state = recorded_true_state(data, model_instance.state_dim(), resolved_steps);
       }
       if (!output.empty() && !overwrite && std::ifstream(output).good())
         throw Error("--output: " + output + " already exists; pass --overwrite to replace it");
@@ -248,7 +250,8 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
                            {"model", Model::name},
                            {"configuration", configuration_text(ranks, resolved_steps)},
                            {"parameters", parameters_text(model_instance)},
-                           {"local_sampler", local_sampler_name(options.local_sampler)}};
+                           {"local_sampler", local_sampler_name(options.local_sampler)},
+                           {"state_names", joined(state_names(model_instance))}};
         // p_invariant = 0: the datasets depend on the number of ranks (--local-sampler alias).
         attributes.integers = {{"ranks", ranks},
                                {"particles", particles},

@@ -5,10 +5,12 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "drivers/collective.hpp"
+#include "drivers/component_names.hpp"
 #include "drivers/simulate_command.hpp"
 #include "framework/engine/simulate.hpp"
 #include "framework/io/csv_observations.hpp"
@@ -18,26 +20,37 @@ namespace rsmc::drivers {
 
 template <class Model>
 int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
-  Observations y;
+  Observations y, x;  // observations y_1..y_T and the true states x_1..x_T as a T x d series
   run_collectively(comm, [&] {
     if (steps < 1) throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
     if (seed < 0 || static_cast<unsigned long long>(seed) > rng::kMaxSeed)
       throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
-    y = simulate(model_instance, static_cast<int>(steps), static_cast<std::uint64_t>(seed)).observations;
+    const Simulation simulated = simulate(model_instance, static_cast<int>(steps), static_cast<std::uint64_t>(seed));
+    y = simulated.observations;
+    x.steps = y.steps;
+    x.dim = simulated.state_dim;
+    x.values.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());  // without x_0
   });
   run_on_root(comm, [&] {
     const auto dot = output.rfind('.');
     const std::string ext = dot == std::string::npos ? "" : output.substr(dot);
+    std::string states_where;
     if (ext == ".csv") {
-      std::vector<std::string> names;
-      for (int j = 0; j < y.dim; ++j) names.push_back("y" + std::to_string(j + 1));
-      write_observations_csv(output, y, names, overwrite);
+      // The states go beside the observations (a data file's every column is an observation).
+      states_where = output.substr(0, dot) + ".state.csv";
+      for (const std::string& path : {states_where, output})
+        if (!overwrite && std::ifstream(path).good())
+          throw Error("--output: " + path + " already exists; pass --overwrite to replace it");
+      write_observations_csv(states_where, x, state_names(model_instance), overwrite);
+      write_observations_csv(output, y, observation_names(model_instance), overwrite);
     } else if (ext == ".h5" || ext == ".hdf5") {
-      write_observations_hdf5(output, y, overwrite);
+      states_where = output + ":/state";
+      write_observations_hdf5(output, y, overwrite, &x);
     } else {
       throw Error("--output: " + output + " has an unknown extension; expected .csv, .h5 or .hdf5");
     }
-    std::printf("wrote %d observations of model %s to %s\n", y.steps, Model::name, output.c_str());
+    std::printf("wrote %d observations of model %s to %s, the true states to %s\n", y.steps, Model::name,
+                output.c_str(), states_where.c_str());
   });
   return 0;
 }

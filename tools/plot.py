@@ -46,6 +46,8 @@ def main():
         model = f.attrs.get("model", "")
         particles = f.attrs.get("particles", None)
         model = model.decode() if isinstance(model, bytes) else str(model)
+        names = f.attrs.get("state_names", "")
+        names = (names.decode() if isinstance(names, bytes) else str(names)).split(",") if names else []
 
     steps, d = mean.shape
     t = np.arange(1, steps + 1)
@@ -68,7 +70,7 @@ def main():
         ax.plot(t, mean[:, c], color="tab:blue", lw=1.2)
         if truth is not None:
             ax.plot(t, truth[:, c], color="black", lw=0.9, ls="--", label="true state")
-        ax.set_ylabel(f"x[{c}]")
+        ax.set_ylabel(names[c] if len(names) == d else f"x[{c}]")
         ax.legend(loc="upper right", fontsize=8)
     ax = axes[-2]
     ax.plot(t, ess, color="tab:green", lw=1.2)

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,9 +123,16 @@ Observations read_observations_hdf5(const std::string& path, const std::string& 
   return obs;
 }
 
-void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite) {
+void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite,
+                             const Observations* states) {
   const std::string what = "output file '" + path + "'";
   validate_observations(obs, what);
+  if (states != nullptr) {
+    validate_observations(*states, what + " (states)");
+    if (states->steps != obs.steps)
+      throw Error(what + ": " + std::to_string(states->steps) + " states for " + std::to_string(obs.steps) +
+                  " observations; expected one state per observation");
+  }
   SilenceHdf5Errors silence;
 
   write_atomically(path, overwrite, [&](const std::string& tmp) {
@@ -133,29 +141,42 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
     Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, H5P_DEFAULT),
              H5Fclose);
     if (!file.valid()) throw Error(fail + " (cannot create it)");
-    {
-      const hsize_t dims[2] = {static_cast<hsize_t>(obs.steps), static_cast<hsize_t>(obs.dim)};
+    // A T x m float64 dataset with the 64-bit integer attribute "columns" = m.
+    auto write_series = [&](const char* name, const Observations& series) {
+      const hsize_t dims[2] = {static_cast<hsize_t>(series.steps), static_cast<hsize_t>(series.dim)};
       Hid space(H5Screate_simple(2, dims, nullptr), H5Sclose);
       Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
       if (!space.valid() || !dcpl.valid()) throw Error(fail);
-      Hid dset(H5Dcreate2(file.get(), "observations", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(),
-                          H5P_DEFAULT),
+      Hid dset(H5Dcreate2(file.get(), name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                H5Dclose);
-      if (!dset.valid()) throw Error(fail + " (cannot create dataset 'observations')");
-      if (H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, obs.values.data()) < 0)
-        throw Error(fail + " (cannot write dataset 'observations'; disk full?)");
+      if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
+      if (H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.values.data()) < 0)
+        throw Error(fail + " (cannot write dataset '" + name + "'; disk full?)");
 
       Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
       if (!scalar.valid()) throw Error(fail);
       Hid attr(H5Acreate2(dset.get(), "columns", H5T_STD_I64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
                H5Aclose);
-      const std::int64_t columns = obs.dim;
+      const std::int64_t columns = series.dim;
       if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, &columns) < 0)
-        throw Error(fail + " (cannot write attribute 'columns')");
+        throw Error(fail + " (cannot write attribute 'columns' of '" + name + "')");
       if (!attr.close() || !dset.close()) throw Error(fail);
-    }
+    };
+    write_series("observations", obs);
+    if (states != nullptr) write_series("state", *states);
     if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
   });
+}
+
+std::optional<Observations> read_states_hdf5(const std::string& path) {
+  {
+    SilenceHdf5Errors silence;
+    Hid file(open_hdf5_read_only(path, "data file '" + path + "'"), H5Fclose);
+    const htri_t has = H5Lexists(file.get(), "state", H5P_DEFAULT);
+    if (has < 0) throw Error("data file '" + path + "': cannot look up dataset 'state' (damaged file?)");
+    if (has == 0) return std::nullopt;
+  }
+  return read_observations_hdf5(path, "state");
 }
 
 }  // namespace rsmc

@@ -6,9 +6,11 @@
 // functions run, so a failure shows only the one-line rsmc::Error.
 //
 // Writing produces a 2-D T x m dataset "observations" (IEEE 64-bit little-endian doubles; written
-// even when m = 1) with a 64-bit integer attribute "columns" = m on that dataset, atomically (see atomic_file.hpp).
+// even when m = 1) with a 64-bit integer attribute "columns" = m on that dataset, atomically (see atomic_file.hpp);
+// simulated data also get the true states x_1..x_T as the T x d dataset "state" (same form).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "framework/model/observations.hpp"
@@ -17,7 +19,13 @@ namespace rsmc {
 
 Observations read_observations_hdf5(const std::string& path, const std::string& dataset = "observations");
 
-// Refuses an existing `path` unless `overwrite`. `obs` must pass validate_observations().
-void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite);
+// Refuses an existing `path` unless `overwrite`. `obs` must pass validate_observations(). With
+// `states` (the true states x_1..x_T of simulated data, one row per observation), also writes them
+// as the T x d dataset "state".
+void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite,
+                             const Observations* states = nullptr);
+
+// The dataset "state" of a data file written with states, or nothing when the file has none.
+std::optional<Observations> read_states_hdf5(const std::string& path);
 
 }  // namespace rsmc

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Observations from files: `rsmc simulate` writes the same data as CSV and HDF5; filtering either
 # file gives identical datasets, on 1 and 3 ranks; a CSV with missing rows runs and is invariant too.
+# The simulated true states go beside the data (data.state.csv, or the dataset /state): a result
+# filtered from the HDF5 file carries them as /true_state, as a run that simulates its own data does.
 # (/resampling_traffic, the communication of each resampling, depends on the rank count: not compared.)
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
@@ -13,6 +15,15 @@ rsmc_np 3 filter --data "$WORK/data.h5" --seed 4 --particles 500 --quiet --outpu
 rsmc_np 2 filter --steps 30 --seed 4 --particles 500 --quiet --output "$WORK/simulated.h5" || fail "filter simulated"
 "$H5_DATASETS_EQUAL" --ignore /resampling_traffic --ignore /true_state "$WORK/from_csv.h5" "$WORK/from_h5.h5" "$WORK/simulated.h5" ||
   fail "CSV, HDF5 and simulated data gave different results"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/from_h5.h5" "$WORK/simulated.h5" >/dev/null ||
+  fail "the true states of the HDF5 data file did not reach the result as in a simulated run"
+[ "$(head -n 1 "$WORK/data.state.csv")" = "x1,x2" ] || fail "data.state.csv: header '$(head -n 1 "$WORK/data.state.csv")'"
+[ "$(grep -cv '^#' "$WORK/data.state.csv")" -eq 31 ] || fail "data.state.csv: expected a header and 30 states"
+rsmc_np 1 simulate --model sir_epidemic --steps 5 --output "$WORK/sir.csv" >/dev/null || fail "simulate SIR"
+[ "$(head -n 1 "$WORK/sir.state.csv")" = "S,I,R,incidence" ] || fail "sir.state.csv: the model's state names are missing"
+rsmc_np 1 simulate --model sir_epidemic --steps 5 --output "$WORK/sir.csv" 2>"$WORK/err.txt" &&
+  fail "an existing data file was replaced without --overwrite"
+grep -q "already exists; pass --overwrite" "$WORK/err.txt" || fail "unexpected message: $(cat "$WORK/err.txt")"
 
 # Missing observations: empty rows are "no observation this step".
 {
