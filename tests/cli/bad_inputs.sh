@@ -18,6 +18,8 @@ printf '[parameters]\nphi = 0.9\n' >"$WORK/unknown_parameter.toml"
 printf '[parameters]\nQ = [[0.2, 0.0], [0.0]]\n' >"$WORK/ragged.toml"
 printf '[parameters]\nQ = [[0.2, 0.3], [0.3, 0.2]]\n' >"$WORK/indefinite.toml"
 printf 'model = "local_level"\n[parameters]\nsigma_eps2 = "big"\n' >"$WORK/string_parameter.toml"
+printf 'model = "stochastic_volatility"\n[parameters]\nphi = 1.2\n' >"$WORK/sv_phi.toml"
+printf 'model = "sir_epidemic"\n[parameters]\nobservation = "gauss"\n' >"$WORK/sir_observation.toml"
 
 # expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
 expect_error() {
@@ -72,6 +74,8 @@ expect_error 2 "unknown_parameter.toml:2: parameters.phi: model 'linear_gaussian
 expect_error 1 "ragged.toml:2: parameters.Q: expected a matrix" filter --config "$WORK/ragged.toml"
 expect_error 1 "Q is not symmetric positive definite" filter --config "$WORK/indefinite.toml"
 expect_error 1 "string_parameter.toml:3: parameters.sigma_eps2: expected a number, got a string" filter --config "$WORK/string_parameter.toml"
+expect_error 2 "stochastic_volatility: phi = 1.2; expected -1 < phi < 1" filter --config "$WORK/sv_phi.toml"
+expect_error 1 "sir_epidemic: observation = 'gauss'; expected 'poisson' or 'negative_binomial'" simulate --config "$WORK/sir_observation.toml"
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.
