@@ -51,6 +51,11 @@ void FilterCommand::add_to(CLI::App& app) {
                  "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
                  "counts; recorded in the result file)")
       ->capture_default_str();
+  auto* o_invalid = app.add_option("--invalid-likelihood", invalid_likelihood,
+                 "What a NaN or +inf log-likelihood does: error (stop, naming the step and the lowest such global "
+                 "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
+                 "written to --output as invalid_likelihoods)")
+      ->capture_default_str();
   auto* o_data = app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
@@ -89,6 +94,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
   config_keys.text("resampler", resampler, o_resampler, {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
   config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
+  config_keys.text("invalid_likelihood", invalid_likelihood, o_invalid, {"error", "zero-weight"});
   config_keys.text("data", data, o_data);
   config_keys.text("output", output, o_output);
   config_keys.boolean("overwrite", overwrite, o_overwrite);
@@ -119,6 +125,7 @@ std::string FilterCommand::configuration_text(int ranks, int resolved_steps) con
       << "resampling = \"" << resampling << "\"\n"
       << "resampler = \"" << resampler << "\"\n"
       << "local_sampler = \"" << local_sampler << "\"\n"
+      << "invalid_likelihood = \"" << invalid_likelihood << "\"\n"
       << "ranks = " << ranks << "\n";
   return out.str();
 }
@@ -138,6 +145,10 @@ std::string FilterCommand::identity_text(const std::string& parameters, int stat
       << "observations_hash = " << data_hash << "\n";
   // The alias sampler's results depend on the rank count: a continuation must keep it.
   if (local_sampler == "alias") out << "ranks = " << ranks << "\n";
+  // Zero weights instead of an error change results from the first NaN on. Only written when set (and
+  // last, so that a mismatch reads "this run 'nothing'"): checkpoints from before the option existed
+  // still match a run with the default.
+  if (invalid_likelihood != "error") out << "invalid_likelihood = \"" << invalid_likelihood << "\"\n";
   return out.str();
 }
 
@@ -186,6 +197,18 @@ void print_verbose(const FilterResult& result) {
               static_cast<unsigned long long>(messages));
 }
 
+// --invalid-likelihood zero-weight: how many particles lost their weight that way, and when.
+void print_invalid_likelihoods(const FilterResult& result) {
+  unsigned long long total = 0;
+  int steps = 0;
+  for (std::uint64_t k : result.invalid_likelihoods) {
+    total += k;
+    steps += k > 0 ? 1 : 0;
+  }
+  std::printf("%llu particle log-likelihoods were NaN or +inf and got weight zero (at %d of %d steps)\n", total, steps,
+              result.steps);
+}
+
 }  // namespace
 
 int FilterCommand::run(MPI_Comm comm) {
@@ -218,6 +241,7 @@ int FilterCommand::run(MPI_Comm comm) {
       options.scheme = parse_scheme(resampling);
       options.resampler = parse_resampler(resampler);
       options.local_sampler = parse_local_sampler(local_sampler);
+      options.invalid_likelihood = parse_invalid_likelihood(invalid_likelihood);
       options.validate();
       if (steps_option != nullptr && steps_option->count() > 0 && steps < 1)
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
@@ -415,6 +439,7 @@ int FilterCommand::run(MPI_Comm comm) {
       }
       std::printf("resampled at %d of %d steps; %.3f s, %.3g particle-steps/s\n", resampled, resolved_steps, seconds,
                   static_cast<double>(particles) * resolved_steps / seconds);
+      if (options.invalid_likelihood == InvalidLikelihood::zero_weight) print_invalid_likelihoods(result);
       if (verbose) print_verbose(result);
       if (!output.empty()) std::printf("wrote %s\n", output.c_str());
     }

@@ -22,6 +22,7 @@ struct FilterCommand {
   std::string resampling = "systematic";  // scheme
   std::string resampler = "roulette";
   std::string local_sampler = "search";  // the roulette resampler's local kernel
+  std::string invalid_likelihood = "error";  // NaN / +inf log-likelihoods: error or zero-weight
   std::string data;    // CSV or HDF5 observations; empty: simulate from the model
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
