@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "drivers/checkpoint_directory.hpp"
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
 #include "drivers/progress_line.hpp"
@@ -276,6 +277,7 @@ int FilterCommand::run(MPI_Comm comm) {
       } else {
         restart_path = restart;
       }
+      if (restart_path.empty()) refuse_populated_checkpoint_dir(checkpoint_dir);
     });
 
     // A restart: the checkpoint must belong to this run (everything that changes results matches).
@@ -359,15 +361,10 @@ int FilterCommand::run(MPI_Comm comm) {
       const std::string path = (std::filesystem::path(checkpoint_dir) / checkpoint_name(progress.step)).string();
       write_checkpoint(comm, path, info, progress, block);
       run_on_root(comm, [&] {
-        const auto all = list_checkpoints(checkpoint_dir);
-        for (std::size_t k = 0; k + static_cast<std::size_t>(keep_checkpoints) < all.size(); ++k)
-          std::filesystem::remove(all[k]);
-        // Temporary files of runs killed while writing (never complete checkpoints).
-        for (const auto& entry : std::filesystem::directory_iterator(checkpoint_dir)) {
-          const std::string name = entry.path().filename().string();
-          if (name.rfind(".checkpoint-", 0) == 0 && name.size() > 7 && name.substr(name.size() - 7) == ".h5.tmp")
-            std::filesystem::remove(entry.path());
-        }
+        prune_checkpoints(checkpoint_dir, static_cast<std::size_t>(keep_checkpoints), [&](int step) {
+          if (step < 0 || step > observations.steps) return std::string();
+          return identity_text(info.parameters, info.state_dim, ranks, observations_hash(observations, step));
+        });
       });
       if (talk) {
         std::printf("checkpoint: %s (step %d)\n", path.c_str(), progress.step);
