@@ -63,15 +63,16 @@ void FilterCommand::add_to(CLI::App& app) {
                  "model with --seed");
   auto* o_output = app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
                                          "means and variances, resampling flags)");
-  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error)");
+  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error); never applies to checkpoints");
   auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
                  "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                  "checkpoints and stops with exit code 75)")
       ->capture_default_str();
   auto* o_dir = app.add_option("--checkpoint-dir", checkpoint_dir,
-                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing)")
+                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
+                 "without --restart refuses a directory that already holds checkpoints")
       ->capture_default_str();
-  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of the newest checkpoints to keep (>= 1)")
+  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
       ->capture_default_str();
   auto* o_restart = app.add_option("--restart", restart,
                  "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "

@@ -55,5 +55,4 @@ grep -q "^rsmc: error: .*cannot write in the directory '\(.*/\)\?ro_ck': Read-on
   fail "read-only directory with checkpoints: unclear error: $(cat err.txt)"
 [ "$(cd ro_ck && sha256sum checkpoint-*.h5)" = "$before" ] || fail "read-only directory: its checkpoints changed"
 [ ! -e out.h5 ] || fail "read-only directory with checkpoints: a result file was written"
-umount ro_ck
-finish
+finish  # the EXIT trap unmounts the three file systems
