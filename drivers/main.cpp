@@ -1,6 +1,7 @@
 // The `rsmc` command line. Every rank parses the same arguments; only rank 0 prints.
 // Arguments starting with --kokkos- go to Kokkos (e.g. --kokkos-threads=8, --kokkos-device-id=1).
-// Exit codes: 0 success, 1 bad input or a failed run (one line on stderr), 2 bad command line.
+// Exit codes: 0 success, 1 bad input or a failed run (one line on stderr), 2 bad command line;
+// `rsmc filter` also 3 (degenerate filter) and 75 (checkpointed on a signal), see docs/reliability.md.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
