@@ -4,8 +4,8 @@
 // run_cli initialises and finalises MPI and Kokkos itself. Every rank parses the same arguments;
 // only rank 0 prints. Arguments starting with --kokkos- go to Kokkos (e.g. --kokkos-threads=8,
 // --kokkos-device-id=1). Exit codes: 0 success, 1 bad input or a failed run (one line on stderr),
-// 2 bad command line, 3 filter degenerate (last good step checkpointed), 75 stopped on a signal
-// after checkpointing.
+// 2 bad command line; `rsmc filter` also 3 (degenerate filter, last good step checkpointed) and 75
+// (checkpointed on a signal), see docs/reliability.md.
 #pragma once
 
 namespace rsmc::drivers {

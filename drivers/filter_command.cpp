@@ -42,21 +42,27 @@ void FilterCommand::add_to(CLI::App& app) {
                  "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
                  "counts; recorded in the result file)")
       ->capture_default_str();
+  auto* o_invalid = app.add_option("--invalid-likelihood", invalid_likelihood,
+                 "What a NaN or +inf log-likelihood does: error (stop, naming the step and the lowest such global "
+                 "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
+                 "written to --output as invalid_likelihoods)")
+      ->capture_default_str();
   auto* o_data = app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
                  "model with --seed");
   auto* o_output = app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
                                          "means and variances, resampling flags)");
-  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error)");
+  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error); never applies to checkpoints");
   auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
                  "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                  "checkpoints and stops with exit code 75)")
       ->capture_default_str();
   auto* o_dir = app.add_option("--checkpoint-dir", checkpoint_dir,
-                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing)")
+                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
+                 "without --restart refuses a directory that already holds checkpoints")
       ->capture_default_str();
-  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of the newest checkpoints to keep (>= 1)")
+  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
       ->capture_default_str();
   auto* o_restart = app.add_option("--restart", restart,
                  "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
@@ -80,6 +86,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
   config_keys.text("resampler", resampler, o_resampler, {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
   config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
+  config_keys.text("invalid_likelihood", invalid_likelihood, o_invalid, {"error", "zero-weight"});
   config_keys.text("data", data, o_data);
   config_keys.text("output", output, o_output);
   config_keys.boolean("overwrite", overwrite, o_overwrite);
@@ -110,6 +117,7 @@ std::string FilterCommand::configuration_text(int ranks, int resolved_steps) con
       << "resampling = \"" << resampling << "\"\n"
       << "resampler = \"" << resampler << "\"\n"
       << "local_sampler = \"" << local_sampler << "\"\n"
+      << "invalid_likelihood = \"" << invalid_likelihood << "\"\n"
       << "ranks = " << ranks << "\n";
   return out.str();
 }
@@ -129,6 +137,10 @@ std::string FilterCommand::identity_text(const std::string& parameters, int stat
       << "observations_hash = " << data_hash << "\n";
   // The alias sampler's results depend on the rank count: a continuation must keep it.
   if (local_sampler == "alias") out << "ranks = " << ranks << "\n";
+  // Zero weights instead of an error change results from the first NaN on. Only written when set (and
+  // last, so that a mismatch reads "this run 'nothing'"): checkpoints from before the option existed
+  // still match a run with the default.
+  if (invalid_likelihood != "error") out << "invalid_likelihood = \"" << invalid_likelihood << "\"\n";
   return out.str();
 }
 
@@ -184,6 +196,18 @@ void print_verbose(const FilterResult& result) {
   std::printf("\nresampling traffic: %llu particles (%llu bytes) moved between ranks in %llu messages\n",
               static_cast<unsigned long long>(moved), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(messages));
+}
+
+// --invalid-likelihood zero-weight: how many particles lost their weight that way, and when.
+void print_invalid_likelihoods(const FilterResult& result) {
+  unsigned long long total = 0;
+  int steps = 0;
+  for (std::uint64_t k : result.invalid_likelihoods) {
+    total += k;
+    steps += k > 0 ? 1 : 0;
+  }
+  std::printf("%llu particle log-likelihoods were NaN or +inf and got weight zero (at %d of %d steps)\n", total, steps,
+              result.steps);
 }
 
 int FilterCommand::run(MPI_Comm comm) {

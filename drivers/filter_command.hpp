@@ -25,6 +25,7 @@ struct FilterCommand {
   std::string resampling = "systematic";  // scheme
   std::string resampler = "roulette";
   std::string local_sampler = "search";  // the roulette resampler's local kernel
+  std::string invalid_likelihood = "error";  // NaN / +inf log-likelihoods: error or zero-weight
   std::string data;    // CSV or HDF5 observations; empty: simulate from the model
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
@@ -72,5 +73,7 @@ std::string first_difference(const std::string& in_checkpoint, const std::string
 std::vector<double> recorded_true_state(const std::string& data, int state_dim, int steps);
 // --verbose: where the time went, and what resampling moved.
 void print_verbose(const FilterResult& result);
+// --invalid-likelihood zero-weight: how many particles lost their weight that way, and when.
+void print_invalid_likelihoods(const FilterResult& result);
 
 }  // namespace rsmc::drivers

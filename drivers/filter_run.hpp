@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "drivers/checkpoint_directory.hpp"
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
 #include "drivers/component_names.hpp"
@@ -74,6 +75,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       options.scheme = parse_scheme(resampling);
       options.resampler = parse_resampler(resampler);
       options.local_sampler = parse_local_sampler(local_sampler);
+      options.invalid_likelihood = parse_invalid_likelihood(invalid_likelihood);
       options.validate();
       if (steps_option != nullptr && steps_option->count() > 0 && steps < 1)
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
@@ -109,6 +111,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       } else {
         restart_path = restart;
       }
+      if (restart_path.empty()) refuse_populated_checkpoint_dir(checkpoint_dir);
     });
 
     // A restart: the checkpoint must belong to this run (everything that changes results matches).
@@ -192,15 +195,10 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       const std::string path = (std::filesystem::path(checkpoint_dir) / checkpoint_name(progress.step)).string();
       write_checkpoint(comm, path, info, progress, block);
       run_on_root(comm, [&] {
-        const auto all = list_checkpoints(checkpoint_dir);
-        for (std::size_t k = 0; k + static_cast<std::size_t>(keep_checkpoints) < all.size(); ++k)
-          std::filesystem::remove(all[k]);
-        // Temporary files of runs killed while writing (never complete checkpoints).
-        for (const auto& entry : std::filesystem::directory_iterator(checkpoint_dir)) {
-          const std::string name = entry.path().filename().string();
-          if (name.rfind(".checkpoint-", 0) == 0 && name.size() > 7 && name.substr(name.size() - 7) == ".h5.tmp")
-            std::filesystem::remove(entry.path());
-        }
+        prune_checkpoints(checkpoint_dir, static_cast<std::size_t>(keep_checkpoints), [&](int step) {
+          if (step < 0 || step > observations.steps) return std::string();
+          return identity_text(info.parameters, info.state_dim, ranks, observations_hash(observations, step));
+        });
       });
       if (talk) {
         std::printf("checkpoint: %s (step %d)\n", path.c_str(), progress.step);
@@ -273,6 +271,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       }
       std::printf("resampled at %d of %d steps; %.3f s, %.3g particle-steps/s\n", resampled, resolved_steps, seconds,
                   static_cast<double>(particles) * resolved_steps / seconds);
+      if (options.invalid_likelihood == InvalidLikelihood::zero_weight) print_invalid_likelihoods(result);
       if (verbose) print_verbose(result);
       if (!output.empty()) std::printf("wrote %s\n", output.c_str());
     }

@@ -2,7 +2,8 @@
 //
 // One step t (every rank, on its block of particles):
 //   propagate x_i ~ transition(x_i) with the PROPAGATE stream of (step t, global id i)
-//   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing)
+//   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing; a NaN or +inf
+//                                                       log-likelihood: FilterOptions::invalid_likelihood)
 //   exact reductions: max log-weight, sum of weights, ESS, log-likelihood increment, moments
 //   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
@@ -42,6 +43,7 @@ struct StepSummary {
   double log_likelihood_increment = 0.0;
   std::vector<double> mean, variance;  // per state component
   bool resampled = false;
+  std::uint64_t invalid_likelihoods = 0;  // particles of all ranks given weight zero for a NaN / +inf log-likelihood
   ResampleStats resample_stats;
 };
 
@@ -83,22 +85,27 @@ class BootstrapFilter {
       ScopedPhase timed(&times_, Phase::propagate);
       propagate(t);
     }
+    std::uint64_t invalid = 0;
     if (y_t != nullptr) {
       ScopedPhase timed(&times_, Phase::weight);
-      weight(t, y_t);
+      invalid = weight(t, y_t);
     }
     double log_total = 0.0;
     StepSummary summary;
     try {
       ScopedPhase timed(&times_, Phase::reduce);
       summary = summarise(t, log_total);
-    } catch (const DegenerateError&) {
+    } catch (const DegenerateError& e) {
       // Undo the step (the previous states are in scratch, the previous weights in
       // scratch_log_weight): the filter is back at step t - 1, the last good one.
       store_.swap_state();
       if (y_t != nullptr) store_.swap_log_weight();
-      throw;
+      if (invalid == 0) throw;
+      throw DegenerateError(std::string(e.what()) + " (" + std::to_string(invalid) +
+                                " of them had a NaN or +inf log-likelihood)",
+                            t);
     }
+    summary.invalid_likelihoods = invalid;
     summary.log_likelihood_increment = log_total - log_total_weight_;
     log_total_weight_ = log_total;
     if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
@@ -146,6 +153,7 @@ class BootstrapFilter {
     result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
     result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
     result.resampled.push_back(s.resampled ? 1 : 0);
+    result.invalid_likelihoods.push_back(s.invalid_likelihoods);
     result.traffic.particles_moved.push_back(s.resample_stats.particles_moved);
     result.traffic.bytes_moved.push_back(s.resample_stats.bytes_moved);
     result.traffic.messages.push_back(s.resample_stats.messages);
@@ -226,7 +234,11 @@ class BootstrapFilter {
     store_.swap_state();
   }
 
-  void weight(int t, const double* y_host) {
+  // Adds log p(y_t | x_i) to every log-weight. Returns how many particles of all ranks had a NaN or
+  // +inf log-likelihood (an exact integer: the same for any number of ranks). Those particles get
+  // log-weight -inf under InvalidLikelihood::zero_weight; otherwise the step fails with an Error
+  // naming the lowest such global id (the minimum over ranks, so also rank-count independent).
+  std::uint64_t weight(int t, const double* y_host) {
     const int m = model_.obs_dim();
     auto y = observation_;
     auto y_mirror = Kokkos::create_mirror_view(y);
@@ -237,24 +249,42 @@ class BootstrapFilter {
     auto log_weight = store_.log_weight;
     auto next_log_weight = store_.scratch_log_weight;
     const Model model = model_;
-    const std::uint64_t first = store_.first_id;
-    constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
-    std::uint64_t first_bad = kNone;  // lowest global id whose log-likelihood is NaN or +inf
+    const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
+    std::uint64_t invalid = 0;
     Kokkos::parallel_reduce(
         "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& bad) {
+        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count) {
           const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
-          if (!(ll < std::numeric_limits<double>::infinity())) {
-            if (first + i < bad) bad = first + i;
-          }
-          next_log_weight(i) = log_weight(i) + ll;
+          const bool bad = !(ll < std::numeric_limits<double>::infinity());  // NaN or +inf
+          if (bad) ++count;
+          next_log_weight(i) = bad && zero_weight ? -std::numeric_limits<double>::infinity() : log_weight(i) + ll;
         },
-        Kokkos::Min<std::uint64_t>(first_bad));
+        invalid);
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_UINT64_T, MPI_MIN, comm_);
-    if (first_bad != kNone)
+    MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    if (invalid > 0 && !zero_weight)
       throw Error(std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at step " + std::to_string(t) +
-                  " for global particle id " + std::to_string(first_bad));
+                  " for global particle id " + std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
+                  " particle" + (invalid == 1 ? "" : "s") +
+                  " in all; --invalid-likelihood zero-weight gives them weight zero instead)");
+    return invalid;
+  }
+
+  // The lowest global id, over all ranks, whose log-weight is NaN or +inf. After weight() in error
+  // mode these are exactly the particles with a NaN or +inf log-likelihood: earlier log-weights are
+  // finite or -inf, and finite or -inf plus a finite or -inf log-likelihood stays finite or -inf.
+  std::uint64_t lowest_invalid_id() const {
+    auto log_weight = store_.log_weight;
+    const std::uint64_t first = store_.first_id;
+    std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
+    Kokkos::parallel_reduce(
+        "rsmc::lowest_invalid_id", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
+        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& low) {
+          if (!(log_weight(i) < std::numeric_limits<double>::infinity()) && first + i < low) low = first + i;
+        },
+        Kokkos::Min<std::uint64_t>(lowest));
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm_);
+    return lowest;
   }
 
   // Exact reductions over all particles of all ranks; log_total receives log(sum of weights).
@@ -283,6 +313,9 @@ class BootstrapFilter {
         "rsmc::weight_sums", store_.size(), 2 + d,
         KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
           const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
+          // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
+          // 0 * inf would make every sum NaN.
+          if (!(w > 0.0)) return;
           acc[0].add(w);
           acc[1].add(w * w);
           for (int c = 0; c < d; ++c) acc[2 + c].add(w * state(i, c));
@@ -308,6 +341,7 @@ class BootstrapFilter {
         "rsmc::variance_sums", store_.size(), d,
         KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
           const double w = exp(log_weight(i) - max_lw);
+          if (!(w > 0.0)) return;  // as in pass 1
           for (int c = 0; c < d; ++c) {
             const double dev = state(i, c) - mean(c);
             acc[c].add(w * dev * dev);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "framework/core/error.hpp"
+#include "framework/engine/invalid_likelihood.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/rng/stream.hpp"
@@ -19,6 +20,7 @@ struct FilterOptions {
   Scheme scheme = Scheme::systematic;
   Resampler resampler = Resampler::roulette;
   LocalSampler local_sampler = LocalSampler::search;  // the roulette resampler's local kernel
+  InvalidLikelihood invalid_likelihood = InvalidLikelihood::error;  // NaN or +inf log-likelihoods
 
   void validate() const {
     if (particles == 0) throw Error("--particles: 0 is not a valid particle count; expected an integer >= 1");

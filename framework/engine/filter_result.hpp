@@ -20,6 +20,9 @@ struct FilterResult {
   std::vector<double> mean;                      // filtered mean, T x d row-major
   std::vector<double> variance;                  // filtered variance per component, T x d
   std::vector<std::uint8_t> resampled;           // 1 if the step ended with a resampling, T
+  // Particles whose log-likelihood was NaN or +inf and got weight zero (InvalidLikelihood::zero_weight;
+  // always 0 otherwise), T; an exact count over all ranks. Empty in results read from older files.
+  std::vector<std::uint64_t> invalid_likelihoods;
   double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
   std::vector<double> true_state;                // x_1..x_T when the data were simulated (T x d), else empty
   // Wall seconds per Phase (kPhaseNames order), maximum over ranks, of this process's part of the

@@ -86,6 +86,10 @@ std::uint64_t progress_checksum(const RunProgress& p) {
   for (const TrafficField& s : kTrafficFields)
     for (std::uint64_t x : p.result.traffic.*s.member) h = mix(h, x);
   for (std::int64_t w : exact_words(p.log_likelihood)) h = mix(h, static_cast<std::uint64_t>(w));
+  // Only the non-zero counts, with their step: checkpoints written before the counts existed (all
+  // zero) keep their checksum.
+  for (std::size_t t = 0; t < p.result.invalid_likelihoods.size(); ++t)
+    if (p.result.invalid_likelihoods[t] != 0) h = mix(mix(h, t), p.result.invalid_likelihoods[t]);
   return h;
 }
 
@@ -337,7 +341,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
         // Parallel HDF5 cannot close a file safely after a failed write (its close is collective and
         // may wait forever on a rank that gave up), so a full disk is best found before writing.
         const double need = static_cast<double>(info.particles) * (info.state_dim + 2) * 8.0 +
-                            static_cast<double>(progress.step) * (info.state_dim * 2 + 8) * 8.0 + 65536.0;
+                            static_cast<double>(progress.step) * (info.state_dim * 2 + 9) * 8.0 + 65536.0;
         const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
         if (have < need)
           error = what + ": not enough space in '" + dir + "' (disk full): the checkpoint needs about " +
@@ -383,6 +387,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
       for (const TrafficField& s : kTrafficFields)
         write_small(comm, tmp, g, s.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, (progress.result.traffic.*s.member).data(),
                     writer, fail);
+      write_small(comm, tmp, g, "invalid_likelihoods", H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps},
+                  progress.result.invalid_likelihoods.data(), writer, fail);
       const std::vector<std::int64_t> words = exact_words(progress.log_likelihood);
       write_small(comm, tmp, g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(), writer,
                   fail);
@@ -478,6 +484,10 @@ CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path
       v.resize(static_cast<std::size_t>(T));
       read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, v.data(), what);
     }
+    // Absent in checkpoints written before the counts existed: none then.
+    p.result.invalid_likelihoods.assign(static_cast<std::size_t>(T), 0);
+    if (H5Lexists(f, "progress/invalid_likelihoods", H5P_DEFAULT) > 0)
+      read_all(f, "progress/invalid_likelihoods", H5T_NATIVE_UINT64, {T}, p.result.invalid_likelihoods.data(), what);
     std::vector<std::int64_t> words(kExactWords);
     read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words.data(),
              what);

@@ -9,7 +9,8 @@
 //   /particles/log_weight   (N)      float64
 //   /particles/id           (N)      uint64   global ids 0..N-1 (explicit, for readers)
 //   /progress/ess, log_likelihood_increment, filtered_mean (T x d), filtered_variance (T x d),
-//     resampled, and the five resampling_traffic series: the outputs of steps 1..T (T = step)
+//     resampled, invalid_likelihoods (absent in older checkpoints: all zero), and the five
+//     resampling_traffic series: the outputs of steps 1..T (T = step)
 //   /progress/log_likelihood_exact  (71) int64  the exact running sum (ExactSum limbs, normalised)
 //   root attributes: format_version, rng_version, step, particles, state_dim, log_total_weight
 //     (float64), particle_checksum and progress_checksum (uint64), model, parameters, identity,

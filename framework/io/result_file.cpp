@@ -155,6 +155,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   check_size("mean", r.mean.size(), Td);
   check_size("variance", r.variance.size(), Td);
   check_size("resampled", r.resampled.size(), T);
+  if (!r.invalid_likelihoods.empty()) check_size("invalid_likelihoods", r.invalid_likelihoods.size(), T);
   if (!r.true_state.empty()) check_size("true_state", r.true_state.size(), Td);
   // Traffic: all five empty means "not recorded" (written as zeros); otherwise each holds T entries.
   bool traffic_recorded = false;
@@ -197,6 +198,11 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     write_dataset(f, "filtered_variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.variance.data(), fail);
     write_dataset(f, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, r.resampled.data(), fail);
     write_dataset(f, "log_likelihood", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &r.log_likelihood, fail);
+    {  // empty means "none counted": zeros
+      const std::vector<std::uint64_t> none(r.invalid_likelihoods.empty() ? T : 0, 0);
+      write_dataset(f, "invalid_likelihoods", H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps},
+                    (r.invalid_likelihoods.empty() ? none : r.invalid_likelihoods).data(), fail);
+    }
     if (!r.true_state.empty())
       write_dataset(f, "true_state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.true_state.data(), fail);
 
@@ -277,6 +283,12 @@ FilterResult read_result_file(const std::string& path) {
                     shape_text({T}) + " to match '/ess'");
     }
   }
+  // /invalid_likelihoods is absent in files written before it existed: leave it empty.
+  const htri_t has_invalid = H5Lexists(f, "invalid_likelihoods", H5P_DEFAULT);
+  if (has_invalid < 0) throw Error(what + ": cannot look up '/invalid_likelihoods' (damaged file?)");
+  if (has_invalid > 0)
+    expect("invalid_likelihoods",
+           read_dataset(f, what, "invalid_likelihoods", 1, H5T_INTEGER, H5T_NATIVE_UINT64, r.invalid_likelihoods), {T});
   // /true_state only when the data were simulated.
   const htri_t has_truth = H5Lexists(f, "true_state", H5P_DEFAULT);
   if (has_truth < 0) throw Error(what + ": cannot look up '/true_state' (damaged file?)");

@@ -7,6 +7,8 @@
 //   /filtered_variance         (T x d)  float64
 //   /resampled                 (T)      uint8     1 if step t ended with a resampling
 //   /log_likelihood            scalar   float64
+//   /invalid_likelihoods       (T)      uint64    particles given weight zero for a NaN / +inf
+//                                                 log-likelihood (--invalid-likelihood zero-weight)
 //   /true_state                (T x d)  float64   x_1..x_T, only when the data were simulated
 //   /resampling_traffic/       group    communication of each resampling (FilterResult::Traffic),
 //     particles_moved, bytes_moved, messages, max_partners, minimum_moves   (T)  uint64 each;
@@ -36,15 +38,16 @@ struct ResultAttributes {  // written as attributes of the root group; never com
 // Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`
 // (the message says to pass --overwrite); on any failure the temporary file is removed, an
 // rsmc::Error is thrown, and a file already at `path` is left untouched. `result` must be
-// consistent (steps >= 1, state_dim >= 1, vector sizes T and T x d; the five traffic vectors either
+// consistent (steps >= 1, state_dim >= 1, vector sizes T and T x d; invalid_likelihoods empty (written
+// as zeros) or of size T; the five traffic vectors either
 // all empty, meaning "not recorded" and written as zeros, or each of size T); attribute names must be
 // non-empty and distinct, and text values must not contain NUL characters.
 void write_result_file(const std::string& path, const FilterResult& result, const ResultAttributes& attributes,
                        bool overwrite);
 
 // Reads the datasets back (attributes are not returned). Values are converted to double / uint8 /
-// uint64 if the file stores another float / integer type. A file without /resampling_traffic (written
-// before it existed) gives empty traffic vectors. Throws rsmc::Error naming the file and dataset.
+// uint64 if the file stores another float / integer type. A file without /resampling_traffic or
+// /invalid_likelihoods (written before they existed) gives empty vectors. Throws rsmc::Error naming the file and dataset.
 FilterResult read_result_file(const std::string& path);
 
 // Reads the root-group attributes written by write_result_file (text, integer and float scalars;

@@ -3,7 +3,8 @@
 # where mounting is not permitted):
 #  - a full disk while writing a checkpoint: one clear error line, a non-zero exit, no result file,
 #    the earlier checkpoints intact, and a restart from them finishes bitwise identically;
-#  - a read-only checkpoint directory: one error line naming it and the reason, nothing written.
+#  - a read-only checkpoint directory: one error line naming it and the reason, nothing written,
+#    and the checkpoints already in it (a restart) byte-identical.
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
 cd "$WORK"
@@ -12,7 +13,7 @@ if ! mount -t tmpfs -o size=700k tmpfs full 2>/dev/null; then
   echo "SKIP: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN); the disk-fault tests did not run"
   exit 77
 fi
-trap 'umount "$WORK/full" 2>/dev/null; umount "$WORK/ro" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'umount "$WORK/full" 2>/dev/null; umount "$WORK/ro" 2>/dev/null; umount "$WORK/ro_ck" 2>/dev/null; rm -rf "$WORK"' EXIT
 run="--particles 10000 --steps 12 --seed 8"
 rsmc_np 1 filter $run --quiet -o full_run.h5 || fail "uninterrupted run"
 
@@ -40,4 +41,18 @@ rsmc_np 2 filter $run --quiet -o out.h5 --checkpoint-every 1 --checkpoint-dir ro
 grep -q "^rsmc: error: .*cannot write in the directory '\(.*/\)\?ro': Read-only file system" err.txt ||
   fail "read-only directory: unclear error: $(cat err.txt)"
 [ ! -e out.h5 ] || fail "read-only directory: a result file was written"
-finish
+
+# A read-only directory holding checkpoints: a restart cannot write its next one; the error names
+# the reason and every checkpoint stays byte-identical.
+mkdir -p ro_ck
+mount -t tmpfs -o size=2m tmpfs ro_ck || fail "cannot mount a tmpfs for the read-only checkpoints"
+cp kept/checkpoint-*.h5 ro_ck/ && mount -o remount,ro ro_ck || fail "cannot make the checkpoint tmpfs read-only"
+before=$(cd ro_ck && sha256sum checkpoint-*.h5)
+rc=0
+rsmc_np 2 filter $run --quiet -o out.h5 --restart latest --checkpoint-every 1 --checkpoint-dir ro_ck 2>err.txt || rc=$?
+[ "$rc" -ne 0 ] || fail "read-only directory with checkpoints: the restart reported success"
+grep -q "^rsmc: error: .*cannot write in the directory '\(.*/\)\?ro_ck': Read-only file system" err.txt ||
+  fail "read-only directory with checkpoints: unclear error: $(cat err.txt)"
+[ "$(cd ro_ck && sha256sum checkpoint-*.h5)" = "$before" ] || fail "read-only directory: its checkpoints changed"
+[ ! -e out.h5 ] || fail "read-only directory with checkpoints: a result file was written"
+finish  # the EXIT trap unmounts the three file systems

@@ -1,0 +1,26 @@
+// What a filter run may do with its --checkpoint-dir: a directory can hold the checkpoints of one
+// run only, and a run never deletes checkpoints it did not write.
+//   - A fresh run (no --restart) refuses a directory that already holds checkpoints (they belong to
+//     another run, or to this one, which should then be continued with --restart latest), before
+//     anything is written. --overwrite does not change that: it is about --output only.
+//   - Pruning (--keep-checkpoints) removes only checkpoints whose identity is this run's (read from
+//     the file); a checkpoint that cannot be read, or belongs to another run, is left alone.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace rsmc::drivers {
+
+// Throws rsmc::Error naming `dir` if it holds checkpoints (checkpoint-<step>.h5).
+void refuse_populated_checkpoint_dir(const std::string& dir);
+
+// This run's identity text at a step (FilterCommand::identity_text with the data hash of that step),
+// or "" when the step is not one this run can have reached.
+using IdentityAtStep = std::function<std::string(int step)>;
+
+// Keeps the newest `keep` checkpoints of this run in `dir` and deletes its older ones, plus the
+// temporary files of writes that were killed. One process (rank 0), no MPI collectives.
+void prune_checkpoints(const std::string& dir, std::size_t keep, const IdentityAtStep& identity_at);
+
+}  // namespace rsmc::drivers
