@@ -81,8 +81,6 @@ void FilterCommand::add_to(CLI::App& app) {
                                   "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
                                   "it is not a terminal (default: only on a terminal)");
 
-  trace.add_to(app, config_keys);
-
   // The same settings in a --config file (ranges as the command line checks them).
   config_keys.text("model", model, o_model);
   config_keys.integer("particles", particles, 1, o_particles);
@@ -102,6 +100,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.boolean("quiet", quiet, o_quiet);
   config_keys.boolean("verbose", verbose, o_verbose);
   config_keys.boolean("progress", show_progress, o_progress);
+  trace.add_to(app, config_keys);  // --trace, --trace-every (and their keys, listed last)
 }
 
 void FilterCommand::load_config() {

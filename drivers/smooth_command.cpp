@@ -23,7 +23,7 @@ void SmoothCommand::add_to(CLI::App& app) {
   app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
   app.footer("Genealogy-tracing smoother (Kitagawa 1996): the weighted particles of the last recorded step are "
              "traced back through the ancestors of every resampling. Only the recorded steps are smoothed. Runs on "
-             "rank 0; memory about 8 (d + 2) N bytes. See docs/smoothing.md.");
+             "rank 0; memory about 8 (d + 4) N bytes. See docs/smoothing.md.");
 }
 
 int SmoothCommand::run(MPI_Comm comm) const {

@@ -65,6 +65,24 @@ else
   fail "matplotlib is missing (scripts/install-deps.sh installs python3-matplotlib)"
 fi
 
+# A run stopped by SIGTERM (exit 75, checkpointed) publishes the trace of the steps it completed.
+"$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" --trace-every 10 \
+  --checkpoint-dir "$WORK/sig_ck" &
+pid=$!
+sleep 1
+kill -TERM "$pid" || fail "SIGTERM: the traced run ended before the signal"
+rc=0
+wait "$pid" || rc=$?
+if [ "$rc" -eq 75 ]; then
+  checkpoint=$(ls "$WORK"/sig_ck/checkpoint-*.h5)
+  step=$((10#$(basename "$checkpoint" .h5 | sed 's/checkpoint-//')))
+  "$RSMC" info "$WORK/sig_trace.h5" | grep -q "steps covered:        1..$step\$" ||
+    fail "SIGTERM: the trace does not cover the checkpointed steps 1..$step: $("$RSMC" info "$WORK/sig_trace.h5" | head -6)"
+  "$RSMC" smooth "$WORK/sig_trace.h5" -o "$WORK/sig_smoothed.h5" --quiet || fail "smooth of an interrupted run's trace"
+else
+  fail "SIGTERM: exit code $rc, expected 75 (did the run finish within 1 s?)"
+fi
+
 # expect_error P PATTERN ARGS...: one error line matching PATTERN, non-zero exit.
 expect_error() {
   local p=$1 pattern=$2 code=0 lines
