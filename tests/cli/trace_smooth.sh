@@ -66,13 +66,9 @@ else
 fi
 
 # A run stopped by SIGTERM (exit 75, checkpointed) publishes the trace of the steps it completed.
-"$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" --trace-every 10 \
-  --checkpoint-dir "$WORK/sig_ck" &
-pid=$!
-sleep 1
-kill -TERM "$pid" || fail "SIGTERM: the traced run ended before the signal"
-rc=0
-wait "$pid" || rc=$?
+signal_after TERM 1 "$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" \
+  --trace-every 10 --checkpoint-dir "$WORK/sig_ck"
+rc=$SIGNAL_RC
 if [ "$rc" -eq 75 ]; then
   checkpoint=$(ls "$WORK"/sig_ck/checkpoint-*.h5)
   step=$((10#$(basename "$checkpoint" .h5 | sed 's/checkpoint-//')))
