@@ -58,10 +58,13 @@ TEST_CASE("trace genealogy reproduces every propagation", "[trace][mpi]") {
   struct Config {
     rsmc::Scheme scheme;
     rsmc::Resampler resampler;
+    rsmc::LocalSampler sampler;  // alias: not p-invariant, but its genealogy must still be right
   };
-  const Config configs[] = {{rsmc::Scheme::systematic, rsmc::Resampler::roulette},
-                            {rsmc::Scheme::residual, rsmc::Resampler::roulette},
-                            {rsmc::Scheme::multinomial, rsmc::Resampler::roulette_algorithm1}};
+  const Config configs[] = {
+      {rsmc::Scheme::systematic, rsmc::Resampler::roulette, rsmc::LocalSampler::search},
+      {rsmc::Scheme::residual, rsmc::Resampler::roulette, rsmc::LocalSampler::search},
+      {rsmc::Scheme::stratified, rsmc::Resampler::roulette, rsmc::LocalSampler::alias},
+      {rsmc::Scheme::multinomial, rsmc::Resampler::roulette_algorithm1, rsmc::LocalSampler::search}};
   for (const Config& config : configs) {
     rsmc::FilterOptions options;
     options.particles = N;
@@ -69,6 +72,7 @@ TEST_CASE("trace genealogy reproduces every propagation", "[trace][mpi]") {
     options.ess_threshold = 0.8;
     options.scheme = config.scheme;
     options.resampler = config.resampler;
+    options.local_sampler = config.sampler;
     const std::string path = shared_temporary_name("genealogy");
     rsmc::FilterResult result;
     {
@@ -79,7 +83,8 @@ TEST_CASE("trace genealogy reproduces every propagation", "[trace][mpi]") {
       writer.finish(T);
     }
     if (rank == 0) {
-      INFO("scheme " << rsmc::scheme_name(config.scheme) << ", resampler " << rsmc::resampler_name(config.resampler));
+      INFO("scheme " << rsmc::scheme_name(config.scheme) << ", resampler " << rsmc::resampler_name(config.resampler)
+                     << ", local sampler " << rsmc::local_sampler_name(config.sampler));
       const rsmc::TraceReader reader(path);
       const rsmc::TraceHeader& h = reader.header();
       REQUIRE(h.cloud_steps.size() == static_cast<std::size_t>(T));
