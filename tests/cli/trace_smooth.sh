@@ -3,7 +3,9 @@
 # - trace files are byte-for-byte identical for 1, 2, 3 and 4 ranks (and their datasets, compared
 #   by h5_datasets_equal, which names a differing dataset), for several schemes and --trace-every;
 # - `rsmc smooth` gives byte-identical outputs on 1 and 3 ranks; its last step is the filter's own
-#   filtered mean (same weights); --trace-every K records steps K, 2K, ... and the last step;
+#   filtered mean (same weights); --trace-every K records steps K, 2K, ... and the last step, and
+#   smoothing its steps gives exactly the values of a --trace-every 1 trace there; tracing changes
+#   no result; a run stopped by SIGTERM publishes the trace of its steps;
 # - `rsmc info` describes traces and smoothed files; tools/plot.py overlays a smoothed file;
 # - bad inputs: one `rsmc: error:` line naming the input, a non-zero exit, nothing written or changed.
 source "$(dirname "$0")/common.sh"
@@ -42,8 +44,10 @@ PY
 done
 
 # --trace-every 4 over 15 steps: clouds at 4, 8, 12 and the last step 15; every resampling recorded.
-rsmc_np 2 filter --particles 500 --steps 15 --ess-threshold 0.9 --trace "$WORK/every4.h5" --trace-every 4 \
-  --output "$WORK/every4_result.h5" --quiet || fail "filter --trace-every 4"
+run="--particles 500 --steps 15 --seed 4 --ess-threshold 0.9 --quiet"
+# shellcheck disable=SC2086
+rsmc_np 2 filter $run --trace "$WORK/every4.h5" --trace-every 4 --output "$WORK/every4_result.h5" ||
+  fail "filter --trace-every 4"
 "$RSMC" info "$WORK/every4.h5" >"$WORK/info.txt" || fail "rsmc info on a trace"
 grep -q "clouds (4): 4 8 12 15" "$WORK/info.txt" || fail "--trace-every 4: unexpected clouds: $(grep clouds "$WORK/info.txt")"
 "$python" - "$WORK/every4_result.h5" "$WORK/every4.h5" <<'PY' || fail "the trace's resampled steps differ from the result's"
@@ -64,6 +68,23 @@ if "$python" -c "import matplotlib" 2>/dev/null; then
 else
   fail "matplotlib is missing (scripts/install-deps.sh installs python3-matplotlib)"
 fi
+
+# Tracing changes no result, and smoothing the steps of a --trace-every 4 trace gives exactly the
+# values of the --trace-every 1 trace at those steps (paths go through every resampling either way).
+# shellcheck disable=SC2086
+rsmc_np 3 filter $run --output "$WORK/plain.h5" || fail "filter without a trace"
+# shellcheck disable=SC2086
+rsmc_np 3 filter $run --output "$WORK/traced.h5" --trace "$WORK/every1.h5" || fail "filter --trace-every 1"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/plain.h5" "$WORK/traced.h5" || fail "--trace changed the results"
+rsmc_np 1 smooth "$WORK/every1.h5" -o "$WORK/every1_smoothed.h5" --quiet || fail "smooth of --trace-every 1"
+"$python" - "$WORK/every1_smoothed.h5" "$WORK/every4_smoothed.h5" <<'PY' || fail "--trace-every 4 smoothing != --trace-every 1 at its steps"
+import sys, h5py, numpy as np
+full, sub = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+rows = np.asarray(sub["steps"]) - 1
+assert list(sub["steps"]) == [4, 8, 12, 15], list(sub["steps"])
+for name in ("smoothed_mean", "smoothed_variance", "distinct_ancestors"):
+    assert np.array_equal(np.asarray(full[name])[rows], np.asarray(sub[name])), name
+PY
 
 # A run stopped by SIGTERM (exit 75, checkpointed) publishes the trace of the steps it completed.
 signal_after TERM 1 "$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" \
