@@ -149,6 +149,7 @@ void print_smoothed(const std::string& path) {
     std::printf("  distinct ancestors:   %llu at step %d, %llu at step %d\n",
                 static_cast<unsigned long long>(m.distinct_ancestors.front()), m.steps.front(),
                 static_cast<unsigned long long>(m.distinct_ancestors.back()), m.steps.back());
+  if (!m.path_ids.empty()) std::printf("  sampled paths:        %zu\n", m.path_ids.size());
 }
 
 }  // namespace

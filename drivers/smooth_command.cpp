@@ -19,6 +19,10 @@ void SmoothCommand::add_to(CLI::App& app) {
                  "HDF5 file for the smoothed means and variances of every recorded step and the number of distinct "
                  "ancestors (path degeneracy)")
       ->required();
+  app.add_option("--paths", paths,
+                 "Also write M trajectories sampled from the smoothing approximation (systematic draws from the "
+                 "last step's weights, traced back): /sampled_paths, M x steps x d")
+      ->capture_default_str();
   app.add_flag("--overwrite", overwrite, "Replace --output if it exists");
   app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
   app.footer("Genealogy-tracing smoother (Kitagawa 1996): the weighted particles of the last recorded step are "
@@ -30,12 +34,13 @@ int SmoothCommand::run(MPI_Comm comm) const {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   run_on_root(comm, [&] {
+    if (paths < 0) throw Error("--paths: " + std::to_string(paths) + " is not valid; expected M >= 0");
     struct stat st;
     if (!overwrite && ::lstat(output.c_str(), &st) == 0)
       throw Error("--output: " + output + " already exists; pass --overwrite to replace it");
     const TraceReader reader(trace);
     const TraceHeader& h = reader.header();
-    const SmoothedMoments m = smooth_genealogy(reader);
+    const SmoothedMoments m = smooth_genealogy(reader, static_cast<std::uint64_t>(paths));
     write_smoothed_file(output, m, h.info.model, trace, overwrite);
     if (quiet) return;
     std::printf("smoothed %zu recorded steps (of 1..%d, every %d) of %s: model %s, %llu particles, state dim %d\n",

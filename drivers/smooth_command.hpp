@@ -15,6 +15,7 @@ struct SmoothCommand {
   std::string output;  // smoothed-moments HDF5 file
   bool overwrite = false;
   bool quiet = false;
+  long long paths = 0;  // --paths M: sampled trajectories
 
   void add_to(CLI::App& app);
   int run(MPI_Comm comm) const;  // throws rsmc::Error on bad input

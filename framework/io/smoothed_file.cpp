@@ -35,6 +35,11 @@ void write_smoothed_file(const std::string& path, const SmoothedMoments& m, cons
     write_dataset(f, "smoothed_mean", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {r, d}, m.mean.data(), fail);
     write_dataset(f, "smoothed_variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {r, d}, m.variance.data(), fail);
     write_dataset(f, "distinct_ancestors", H5T_STD_U64LE, H5T_NATIVE_UINT64, {r}, m.distinct_ancestors.data(), fail);
+    if (!m.path_ids.empty()) {
+      const hsize_t paths = m.path_ids.size();
+      write_dataset(f, "sampled_paths", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {paths, r, d}, m.paths.data(), fail);
+      write_dataset(f, "sampled_path_ids", H5T_STD_U64LE, H5T_NATIVE_UINT64, {paths}, m.path_ids.data(), fail);
+    }
     const std::int64_t version = kSmoothedFormatVersion, particles = static_cast<std::int64_t>(m.particles),
                        dim = m.state_dim, final_step = m.final_step;
     write_attribute(f, "smoothed_format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &version, fail);
@@ -81,6 +86,13 @@ SmoothedFile read_smoothed_file(const std::string& path) {
   read_all(f, "smoothed_mean", H5T_NATIVE_DOUBLE, {r, d}, m.mean.data(), what);
   read_all(f, "smoothed_variance", H5T_NATIVE_DOUBLE, {r, d}, m.variance.data(), what);
   read_all(f, "distinct_ancestors", H5T_NATIVE_UINT64, {r}, m.distinct_ancestors.data(), what);
+  if (link_exists(f, "sampled_path_ids")) {
+    const hsize_t paths = length_1d(f, "sampled_path_ids", what);
+    m.path_ids.resize(paths);
+    m.paths.resize(paths * r * d);
+    read_all(f, "sampled_path_ids", H5T_NATIVE_UINT64, {paths}, m.path_ids.data(), what);
+    read_all(f, "sampled_paths", H5T_NATIVE_DOUBLE, {paths, r, d}, m.paths.data(), what);
+  }
   return out;
 }
 

@@ -6,6 +6,8 @@
 //   /smoothed_mean       (R x d) float64  E[x_t | y_1..T] estimate
 //   /smoothed_variance   (R x d) float64  Var[x_t | y_1..T] estimate, per component
 //   /distinct_ancestors  (R)     uint64   distinct particles of step t on the N traced paths
+//   /sampled_paths       (M x R x d) float64  with `rsmc smooth --paths M`: M sampled trajectories
+//   /sampled_path_ids    (M)     uint64   their particle ids at the last recorded step
 //   root attributes: smoothed_format_version, particles, state_dim, final_step (int64), final_ess
 //     (float64), model, trace (the source file), method (text)
 #pragma once

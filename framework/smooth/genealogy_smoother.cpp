@@ -11,7 +11,27 @@
 
 namespace rsmc {
 
-SmoothedMoments smooth_genealogy(const TraceReader& trace) {
+namespace {
+
+// Systematic resampling with offset 1/2: M particle ids in ascending order.
+std::vector<std::uint64_t> sample_paths(const std::vector<double>& w, std::uint64_t m) {
+  std::vector<std::uint64_t> ids;
+  if (m == 0) return ids;
+  double total = 0.0;
+  for (double x : w) total += x;
+  double cumulative = w[0];
+  std::size_t i = 0;
+  for (std::uint64_t k = 0; k < m; ++k) {
+    const double point = (static_cast<double>(k) + 0.5) / static_cast<double>(m) * total;
+    while (cumulative <= point && i + 1 < w.size()) cumulative += w[++i];
+    ids.push_back(i);
+  }
+  return ids;
+}
+
+}  // namespace
+
+SmoothedMoments smooth_genealogy(const TraceReader& trace, std::uint64_t paths) {
   const TraceHeader& h = trace.header();
   const std::size_t n = static_cast<std::size_t>(h.info.particles);
   const int d = h.info.state_dim;
@@ -44,6 +64,8 @@ SmoothedMoments smooth_genealogy(const TraceReader& trace) {
   }
   const double W = total.to_double();
   out.final_ess = W * W / total_sq.to_double();
+  out.path_ids = sample_paths(w, paths);
+  out.paths.assign(out.path_ids.size() * r * static_cast<std::size_t>(d), 0.0);
 
   std::vector<char> resampled(static_cast<std::size_t>(h.info.steps) + 1, 0);
   for (std::int32_t t : h.resampled_steps) resampled[static_cast<std::size_t>(t)] = 1;
@@ -68,6 +90,7 @@ SmoothedMoments smooth_genealogy(const TraceReader& trace) {
       }
       out.mean[k * d + c] = mean;
       out.variance[k * d + c] = s.to_double() / W;
+      for (std::size_t p = 0; p < out.path_ids.size(); ++p) out.paths[(p * r + k) * d + c] = x[path[out.path_ids[p]]];
     }
     std::fill(seen.begin(), seen.end(), 0);
     std::uint64_t distinct = 0;

@@ -7,6 +7,11 @@
 // early steps few distinct particles remain and the estimate is poor; `distinct_ancestors` reports
 // how many remain at each step (N at the last step at most, often 1 far back).
 //
+// Sampled paths: M of the N weighted paths drawn by systematic resampling of the last step's weights
+// with the fixed offset 1/2 (deterministic: no seed; path k is the particle whose cumulative weight
+// interval holds (k + 1/2) W / M), each with its state at every recorded step: trajectories from the
+// smoothing distribution's particle approximation.
+//
 // Serial (one process reads the whole trace, step by step: memory O(N d)); the result depends only
 // on the trace file's contents, and its sums are exact (ExactSum), so it is bitwise reproducible.
 #pragma once
@@ -27,9 +32,12 @@ struct SmoothedMoments {
   std::vector<double> mean;                      // E[x_t | y_1..T], R x d row-major
   std::vector<double> variance;                  // Var[x_t | y_1..T] per component, R x d
   std::vector<std::uint64_t> distinct_ancestors; // distinct particles of step t on the N paths, R
+  std::vector<std::uint64_t> path_ids;           // sampled paths: their particle at the last step, M
+  std::vector<double> paths;                     // their states, M x R x d row-major
 };
 
 // Throws rsmc::Error naming the trace if it has no recorded cloud or its data are inconsistent.
-SmoothedMoments smooth_genealogy(const TraceReader& trace);
+// `paths`: how many paths to sample (0: none).
+SmoothedMoments smooth_genealogy(const TraceReader& trace, std::uint64_t paths = 0);
 
 }  // namespace rsmc

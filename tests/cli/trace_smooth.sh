@@ -2,8 +2,9 @@
 # Acceptance of `rsmc filter --trace` and `rsmc smooth` (docs/smoothing.md):
 # - trace files are byte-for-byte identical for 1, 2, 3 and 4 ranks (and their datasets, compared
 #   by h5_datasets_equal, which names a differing dataset), for several schemes and --trace-every;
-# - `rsmc smooth` gives byte-identical outputs on 1 and 3 ranks; its last step is the filter's own
-#   filtered mean (same weights); --trace-every K records steps K, 2K, ... and the last step, and
+# - `rsmc smooth` agrees with an independent numpy genealogy smoother (moments, distinct ancestors,
+#   --paths trajectories) and gives byte-identical outputs on 1 and 3 ranks; its last step is the
+#   filter's own filtered mean (same weights); --trace-every K records steps K, 2K, ... and the last step, and
 #   smoothing its steps gives exactly the values of a --trace-every 1 trace there; tracing changes
 #   no result; a run stopped by SIGTERM publishes the trace of its steps;
 # - `rsmc info` describes traces and smoothed files; tools/plot.py overlays a smoothed file;
@@ -86,6 +87,34 @@ for name in ("smoothed_mean", "smoothed_variance", "distinct_ancestors"):
     assert np.array_equal(np.asarray(full[name])[rows], np.asarray(sub[name])), name
 PY
 
+# An independent smoother (numpy, tracing all N paths through /genealogy) gives the same moments, and
+# the --paths trajectories are the traced states of their particles.
+rsmc_np 2 smooth "$WORK/every1.h5" -o "$WORK/paths.h5" --paths 7 --quiet || fail "smooth --paths 7"
+"$RSMC" info "$WORK/paths.h5" | grep -q "sampled paths:        7" || fail "rsmc info: no sampled paths"
+"$python" - "$WORK/every1.h5" "$WORK/paths.h5" <<'PY' || fail "the smoothed file disagrees with a numpy genealogy smoother"
+import sys, h5py, numpy as np
+t, s = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+steps, resampled = list(t["cloud_steps"]), set(int(x) for x in t["resampled_steps"])
+lw = np.asarray(t[f"cloud/{steps[-1]}/log_weight"])
+w = np.exp(lw - lw.max())
+ids = np.asarray(s["sampled_path_ids"])
+assert len(ids) == 7 and np.all(np.diff(ids.astype(np.int64)) >= 0) and np.all(w[ids] > 0), ids
+paths, path = np.asarray(s["sampled_paths"]), np.arange(len(w))
+assert paths.shape == (7, len(steps), t.attrs["state_dim"]), paths.shape
+for k in reversed(range(len(steps))):
+    x = np.asarray(t[f"cloud/{steps[k]}/state"])[:, path]  # d x N: the state of every path at this step
+    mean = (x * w).sum(axis=1) / w.sum()
+    var = (((x - mean[:, None]) ** 2) * w).sum(axis=1) / w.sum()
+    assert np.allclose(s["smoothed_mean"][k], mean, rtol=1e-11, atol=1e-12), (steps[k], s["smoothed_mean"][k], mean)
+    assert np.allclose(s["smoothed_variance"][k], var, rtol=1e-11, atol=1e-12), (steps[k], s["smoothed_variance"][k], var)
+    assert s["distinct_ancestors"][k] == len(np.unique(path)), steps[k]
+    assert np.array_equal(paths[:, k, :], x[:, ids].T), steps[k]
+    if k > 0:
+        for step in range(steps[k] - 1, steps[k - 1] - 1, -1):
+            if step in resampled:
+                path = np.asarray(t[f"genealogy/{step}/ancestor"])[path]
+PY
+
 # A run stopped by SIGTERM (exit 75, checkpointed) publishes the trace of the steps it completed.
 signal_after TERM 1 "$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" \
   --trace-every 10 --checkpoint-dir "$WORK/sig_ck"
@@ -130,6 +159,7 @@ expect_error 2 "--trace: $WORK/existing.h5 already exists" filter --steps 3 --tr
 expect_error 1 "--output: $WORK/existing.h5 already exists" smooth "$WORK/every4.h5" -o "$WORK/existing.h5"
 [ "$(sha256sum <"$WORK/existing.h5")" = "$before" ] || fail "an existing file was changed"
 expect_error 2 "trace '$WORK/every4_result.h5': not an rsmc trace file" smooth "$WORK/every4_result.h5" -o "$WORK/s.h5"
+expect_error 1 "--paths: -3 is not valid" smooth "$WORK/every4.h5" -o "$WORK/s.h5" --paths -3
 expect_error 1 "trace '$WORK/missing.h5': cannot open" smooth "$WORK/missing.h5" -o "$WORK/s.h5"
 expect_error 1 "trace '$WORK/existing.h5': is not an HDF5 file" smooth "$WORK/existing.h5" -o "$WORK/s.h5"
 [ -e "$WORK/s.h5" ] && fail "a smoothed file was written despite an error"
