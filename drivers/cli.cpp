@@ -17,6 +17,7 @@
 #include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/simulate_command.hpp"
+#include "drivers/smooth_command.hpp"
 #include "drivers/version.hpp"
 
 namespace {
@@ -61,9 +62,13 @@ int run(int argc, char** argv, MPI_Comm comm) {
   CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
                                                       "settable under [parameters] in a --config file");
   rsmc::drivers::InfoCommand info;
-  CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums) or "
-                                                  "an observations file");
+  CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums), a "
+                                                  "trace, a smoothed file or an observations file");
   info.add_to(*info_app);
+  rsmc::drivers::SmoothCommand smooth;
+  CLI::App* smooth_app = app.add_subcommand("smooth", "Smoothed means and variances from a trace file (rsmc filter "
+                                                      "--trace) by genealogy tracing");
+  smooth.add_to(*smooth_app);
   rsmc::bench::SimScaleCommand sim_scale;
   CLI::App* sim_scale_app = app.add_subcommand(
       "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
@@ -90,6 +95,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*bench_kernels_app) return kernels_bench.run(comm);
     if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
     if (*info_app) return info.run(comm);
+    if (*smooth_app) return smooth.run(comm);
     if (*models_app) {
       if (rank == 0) std::fputs(rsmc::drivers::models_text().c_str(), stdout);
       return 0;

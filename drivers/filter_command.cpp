@@ -53,7 +53,9 @@ void FilterCommand::add_to(CLI::App& app) {
                  "model with --seed");
   auto* o_output = app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
                                          "means and variances, resampling flags)");
-  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists (otherwise an existing file is an error); never applies to checkpoints");
+  auto* o_overwrite = app.add_flag("--overwrite", overwrite,
+                                   "Replace --output and --trace if they exist (otherwise an existing file is an "
+                                   "error); never applies to checkpoints");
   auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
                  "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                  "checkpoints and stops with exit code 75)")
@@ -97,6 +99,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.boolean("quiet", quiet, o_quiet);
   config_keys.boolean("verbose", verbose, o_verbose);
   config_keys.boolean("progress", show_progress, o_progress);
+  trace.add_to(app, config_keys);  // --trace, --trace-every (and their keys, listed last)
 }
 
 void FilterCommand::load_config() {

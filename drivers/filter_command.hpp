@@ -13,6 +13,7 @@
 #include "drivers/run_config.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/model/observations.hpp"
+#include "drivers/trace_options.hpp"
 
 namespace rsmc::drivers {
 
@@ -36,6 +37,7 @@ struct FilterCommand {
   std::string checkpoint_dir = "checkpoints";
   long long keep_checkpoints = 2;          // the newest K checkpoints are kept
   std::string restart;                     // a checkpoint file, or "latest" (in checkpoint_dir)
+  TraceOptions trace;                      // --trace, --trace-every
   CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
 
   static constexpr int kDefaultSimulatedSteps = 50;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -103,6 +104,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       if (keep_checkpoints < 1)
         throw Error("--keep-checkpoints: " + std::to_string(keep_checkpoints) + " is not valid; expected K >= 1");
       if (checkpoint_dir.empty()) throw Error("--checkpoint-dir: empty; expected a directory");
+      trace.validate(overwrite, !restart.empty(), resampler);
       if (restart == "latest") {
         const auto found = list_checkpoints(checkpoint_dir);
         if (found.empty())
@@ -172,6 +174,28 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       filter.phase_times()[Phase::io] += restart_read_seconds;
       if (talk) std::printf("restarted from %s at step %d\n", restart_path.c_str(), progress.step);
     }
+    TraceInfo trace_info;
+    trace_info.particles = static_cast<std::uint64_t>(particles);
+    trace_info.state_dim = model_instance.state_dim();
+    trace_info.steps = resolved_steps;
+    trace_info.every = static_cast<int>(trace.every);
+    trace_info.p_invariant = is_p_invariant(options.local_sampler);
+    trace_info.model = Model::name;
+    trace_info.parameters = parameters_text(model_instance);
+    // Without the rank count (the last line), so that the whole trace file is bitwise identical for
+    // any number of ranks, except with a sampler whose results depend on it.
+    trace_info.configuration = configuration_text(ranks, resolved_steps);
+    if (const auto at = trace_info.configuration.rfind("ranks = "); trace_info.p_invariant && at != std::string::npos)
+      trace_info.configuration.erase(at);
+    const std::unique_ptr<TraceWriter> trace_writer = trace.open(comm, trace_info, overwrite);
+    filter.set_observer(trace_writer.get());
+    // A run that stops early (a signal, a degenerate step) still publishes the trace of its steps.
+    auto finish_trace = [&] {
+      if (!trace_writer) return;
+      ScopedPhase timed(&filter.phase_times(), Phase::io);
+      trace_writer->finish(progress.step);
+      if (talk) std::printf("wrote trace %s (steps 1..%d)\n", trace.path.c_str(), progress.step);
+    };
 
     // Writes a checkpoint of the current progress and keeps the newest --keep-checkpoints.
     auto checkpoint = [&] {
@@ -215,6 +239,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
         // The filter has restored the last good step (progress.step): keep it for inspection.
         line.close();
         checkpoint();
+        finish_trace();
         if (rank == 0)
           std::fprintf(stderr, "rsmc: error: %s; the last good step (%d) is checkpointed in %s (exit code %d)\n",
                        e.what(), progress.step, checkpoint_dir.c_str(), kExitDegenerate);
@@ -225,6 +250,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       if (const int signal = checkpoint_requested(comm)) {
         line.close();
         checkpoint();
+        finish_trace();
         if (talk)
           std::printf("stopping after step %d on signal %d; restart with --restart latest (exit code %d)\n",
                       progress.step, signal, kExitCheckpointed);
@@ -234,6 +260,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       if (checkpoint_every > 0 && progress.step % checkpoint_every == 0)
         checkpoint();
     }
+    finish_trace();
     FilterResult result = filter.finish(progress);
     result.true_state = std::move(true_state);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -12,11 +12,13 @@
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
+#include "framework/io/smoothed_file.hpp"
+#include "framework/io/trace_file.hpp"
 
 namespace rsmc::drivers {
 namespace {
 
-enum class Kind { checkpoint, result, observations, unknown };
+enum class Kind { checkpoint, result, observations, trace, smoothed, unknown };
 
 // What the HDF5 file at `path` is (without reading its data). Non-HDF5 files are "unknown".
 Kind hdf5_kind(const std::string& path) {
@@ -27,7 +29,11 @@ Kind hdf5_kind(const std::string& path) {
   Kind kind = Kind::unknown;
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f >= 0) {
-    if (H5Aexists(f, "format_version") > 0 && H5Lexists(f, "particles", H5P_DEFAULT) > 0)
+    if (H5Aexists(f, "trace_format_version") > 0)
+      kind = Kind::trace;
+    else if (H5Aexists(f, "smoothed_format_version") > 0)
+      kind = Kind::smoothed;
+    else if (H5Aexists(f, "format_version") > 0 && H5Lexists(f, "particles", H5P_DEFAULT) > 0)
       kind = Kind::checkpoint;
     else if (H5Lexists(f, "ess", H5P_DEFAULT) > 0)
       kind = Kind::result;
@@ -100,10 +106,56 @@ void print_observations(const std::string& path) {
               path.c_str(), y.steps, y.dim, missing);
 }
 
+// A list of steps, shortened in the middle when long.
+std::string step_list(const std::vector<std::int32_t>& steps) {
+  std::string out;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    if (steps.size() > 12 && k == 6) {
+      out += " ...";
+      k = steps.size() - 4;
+    }
+    out += " " + std::to_string(steps[k]);
+  }
+  return steps.empty() ? " none" : out;
+}
+
+void print_trace(const std::string& path) {
+  const TraceReader reader(path);
+  const TraceHeader& h = reader.header();
+  const double n = static_cast<double>(h.info.particles), d = h.info.state_dim;
+  const double bytes = 8.0 * (d + 1.0) * n * static_cast<double>(h.cloud_steps.size()) +
+                       8.0 * n * static_cast<double>(h.resampled_steps.size());
+  std::printf("%s: rsmc trace (format %lld; smooth it with rsmc smooth)\n", path.c_str(),
+              static_cast<long long>(kTraceFormatVersion));
+  std::printf("  model:                %s\n  particles:            %llu\n  state dimension:      %d\n"
+              "  steps covered:        1..%d\n  trace every:          %d\n  p_invariant:          %d\n",
+              h.info.model.c_str(), static_cast<unsigned long long>(h.info.particles), h.info.state_dim, h.info.steps,
+              h.info.every, h.info.p_invariant ? 1 : 0);
+  std::printf("  clouds (%zu):%s\n  resamplings (%zu):%s\n  particle data:        %.4g MB\n  configuration:\n%s",
+              h.cloud_steps.size(), step_list(h.cloud_steps).c_str(), h.resampled_steps.size(),
+              step_list(h.resampled_steps).c_str(), bytes / 1e6, indent(h.info.configuration).c_str());
+}
+
+void print_smoothed(const std::string& path) {
+  const SmoothedFile s = read_smoothed_file(path);
+  const SmoothedMoments& m = s.moments;
+  std::printf("%s: rsmc smoothed moments\n  model:                %s\n  from trace:           %s\n"
+              "  method:               %s\n  particles:            %llu\n  state dimension:      %d\n"
+              "  steps (%zu):%s\n  final step ESS:       %.1f\n",
+              path.c_str(), s.model.c_str(), s.trace_path.c_str(), s.method.c_str(),
+              static_cast<unsigned long long>(m.particles), m.state_dim, m.steps.size(), step_list(m.steps).c_str(),
+              m.final_ess);
+  if (!m.steps.empty())
+    std::printf("  distinct ancestors:   %llu at step %d, %llu at step %d\n",
+                static_cast<unsigned long long>(m.distinct_ancestors.front()), m.steps.front(),
+                static_cast<unsigned long long>(m.distinct_ancestors.back()), m.steps.back());
+  if (!m.path_ids.empty()) std::printf("  sampled paths:        %zu\n", m.path_ids.size());
+}
+
 }  // namespace
 
 void InfoCommand::add_to(CLI::App& app) {
-  app.add_option("file", file, "A result file, a checkpoint, or an observations file (.csv, .h5)")->required();
+  app.add_option("file", file, "A result file, a checkpoint, a trace, a smoothed file, or an observations file (.csv, .h5)")->required();
 }
 
 int InfoCommand::run(MPI_Comm comm) const {
@@ -121,10 +173,12 @@ int InfoCommand::run(MPI_Comm comm) const {
       case Kind::checkpoint: return print_checkpoint(file);
       case Kind::result: return print_result(file);
       case Kind::observations: return print_observations(file);
+      case Kind::trace: return print_trace(file);
+      case Kind::smoothed: return print_smoothed(file);
       case Kind::unknown: break;
     }
     throw Error("rsmc info: '" + file +
-                "' is not an rsmc result file, checkpoint or observations file (expected HDF5 with /ess, a "
+                "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected HDF5 with /ess, a "
                 "checkpoint's /particles and format_version, or /observations; or a .csv)");
   });
   return 0;

@@ -1,6 +1,7 @@
-// The exact Kalman filter. See kalman_filter.hpp.
+// The exact Kalman filter and RTS smoother. See kalman_filter.hpp.
 #include "models/kalman_filter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <sstream>
@@ -231,6 +232,53 @@ KalmanResult kalman_filter(const LinearGaussianParams& params, const Observation
   for (double inc : result.log_likelihood_increment) total += inc;
   result.log_likelihood = total;
   return result;
+}
+
+KalmanResult rts_smoother(const LinearGaussianParams& params, const Observations& observations) {
+  KalmanResult out = kalman_filter(params, observations);  // filtered moments, overwritten from T back
+  const int d = params.d, T = out.steps;
+  const std::size_t dd = static_cast<std::size_t>(d) * d;
+  const Mat A = from_vector(params.A, d, d);
+  const Mat Q = from_vector(params.Q, d, d);
+  for (int t = T - 1; t >= 1; --t) {  // entry t - 1 is step t; entry t holds the smoothed step t + 1
+    const std::vector<double> m_f(out.mean.begin() + (t - 1) * d, out.mean.begin() + t * d);
+    const Mat P_f = from_vector(std::vector<double>(out.covariance.begin() + (t - 1) * dd, out.covariance.begin() + t * dd), d, d);
+    Mat P_pred = multiply_bt(multiply(A, P_f), A);
+    for (std::size_t k = 0; k < dd; ++k) P_pred.v[k] += Q.v[k];
+    symmetrise(P_pred);
+    Mat L;
+    if (!cholesky(P_pred, L))
+      throw Error("rts_smoother: the predicted covariance at step " + std::to_string(t + 1) +
+                  " is not numerically positive definite");
+    // G' = P_pred^{-1} A P_f (P_f and P_pred symmetric): column j of A P_f solved for column j of G'.
+    const Mat AP = multiply(A, P_f);
+    Mat G(d, d);
+    std::vector<double> column(static_cast<std::size_t>(d));
+    for (int j = 0; j < d; ++j) {
+      for (int i = 0; i < d; ++i) column[i] = AP(i, j);
+      forward(L, column);
+      backward(L, column);
+      for (int i = 0; i < d; ++i) G(j, i) = column[i];
+    }
+    std::vector<double> dm(static_cast<std::size_t>(d));
+    for (int i = 0; i < d; ++i) {
+      double am = 0.0;
+      for (int j = 0; j < d; ++j) am += A(i, j) * m_f[j];
+      dm[i] = out.mean[t * d + i] - am;
+    }
+    Mat dP = from_vector(std::vector<double>(out.covariance.begin() + t * dd, out.covariance.begin() + (t + 1) * dd), d, d);
+    for (std::size_t k = 0; k < dd; ++k) dP.v[k] -= P_pred.v[k];
+    Mat P_s = multiply_bt(multiply(G, dP), G);
+    for (std::size_t k = 0; k < dd; ++k) P_s.v[k] += P_f.v[k];
+    symmetrise(P_s);
+    for (int i = 0; i < d; ++i) {
+      double s = m_f[i];
+      for (int j = 0; j < d; ++j) s += G(i, j) * dm[j];
+      out.mean[(t - 1) * d + i] = s;
+    }
+    std::copy(P_s.v.begin(), P_s.v.end(), out.covariance.begin() + (t - 1) * dd);
+  }
+  return out;
 }
 
 }  // namespace rsmc::models

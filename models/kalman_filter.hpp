@@ -1,4 +1,5 @@
-// The exact Kalman filter for the linear Gaussian model (models/linear_gaussian.hpp). Host only.
+// The exact Kalman filter and Rauch-Tung-Striebel smoother for the linear Gaussian model
+// (models/linear_gaussian.hpp). Host only.
 //
 // It is the reference the particle filter is checked against: the exact log-likelihood
 // log p(y_1..T), its per-step increments log p(y_t | y_1..t-1), and the filtered means and
@@ -40,5 +41,12 @@ struct KalmanResult {
 // steps x dim, if a value is infinite, or if an innovation covariance is numerically not positive
 // definite.
 KalmanResult kalman_filter(const LinearGaussianParams& params, const Observations& observations);
+
+// The exact Rauch-Tung-Striebel smoother: E[x_t | y_1..T] and Cov[x_t | y_1..T] for t = 1..T, from the
+// filter's moments (the reference of the genealogy smoother, framework/smooth/). Backwards from T:
+//   P_{t+1|t} = A P_{t|t} A' + Q,   G_t = P_{t|t} A' P_{t+1|t}^{-1}   (Cholesky solves, no inverse)
+//   m_{t|T} = m_{t|t} + G_t (m_{t+1|T} - A m_{t|t}),   P_{t|T} = P_{t|t} + G_t (P_{t+1|T} - P_{t+1|t}) G_t'
+// Same layout as KalmanResult (mean T x d, covariance T x d x d); log-likelihood fields as the filter's.
+KalmanResult rts_smoother(const LinearGaussianParams& params, const Observations& observations);
 
 }  // namespace rsmc::models

@@ -2,7 +2,10 @@
 """Plot an rsmc result file: filtered mean +- 2 sd per state component (with the true state when the
 data were simulated), the effective sample size, and the running log-likelihood estimate.
 
-    python3 tools/plot.py result.h5 [-o result.png] [--components 0,1]
+    python3 tools/plot.py result.h5 [-o result.png] [--components 0,1] [--smoothed smoothed.h5]
+
+With --smoothed (the output of `rsmc smooth`), the smoothed mean +- 2 sd of the recorded steps is drawn
+over the filtered one.
 
 Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib). Writes a PNG (default: the
 result file's name with .png) and prints its path.
@@ -22,12 +25,28 @@ except ImportError as e:
              "matplotlib (pip)")
 
 
+def read_smoothed(path):
+    """(steps, mean, sd) of an `rsmc smooth` output; exits with a clear message otherwise."""
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        sys.exit(f"plot.py: cannot open '{path}': {e}")
+    with f:
+        for name in ("steps", "smoothed_mean", "smoothed_variance"):
+            if name not in f:
+                sys.exit(f"plot.py: '{path}' has no dataset '/{name}'; expected an `rsmc smooth` output")
+        return (np.asarray(f["steps"]), np.asarray(f["smoothed_mean"]),
+                np.sqrt(np.maximum(np.asarray(f["smoothed_variance"]), 0.0)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("result", help="an rsmc filter result file (.h5)")
     parser.add_argument("-o", "--output", help="the PNG to write (default: RESULT with .png)")
     parser.add_argument("--components", help="state components to plot, a comma list (default: up to the first 4)")
+    parser.add_argument("--smoothed", help="an `rsmc smooth` output (.h5) to overlay: smoothed mean +- 2 sd")
     args = parser.parse_args()
+    smoothed = read_smoothed(args.smoothed) if args.smoothed else None
 
     try:
         f = h5py.File(args.result, "r")
@@ -68,6 +87,11 @@ def main():
         ax.fill_between(t, mean[:, c] - 2 * sd[:, c], mean[:, c] + 2 * sd[:, c], color="tab:blue", alpha=0.25,
                         label="filtered mean ± 2 sd")
         ax.plot(t, mean[:, c], color="tab:blue", lw=1.2)
+        if smoothed is not None and c < smoothed[1].shape[1]:
+            st, sm, ssd = smoothed
+            ax.fill_between(st, sm[:, c] - 2 * ssd[:, c], sm[:, c] + 2 * ssd[:, c], color="tab:orange", alpha=0.25,
+                            label="smoothed mean ± 2 sd")
+            ax.plot(st, sm[:, c], color="tab:orange", lw=1.2)
         if truth is not None:
             ax.plot(t, truth[:, c], color="black", lw=0.9, ls="--", label="true state")
         ax.set_ylabel(names[c] if len(names) == d else f"x[{c}]")

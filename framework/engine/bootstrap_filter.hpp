@@ -25,6 +25,7 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
+#include "framework/engine/step_observer.hpp"
 #include "framework/exact/exact_reduce.hpp"
 #include "framework/exact/exact_sum_mpi.hpp"
 #include "framework/model/observations.hpp"
@@ -108,6 +109,10 @@ class BootstrapFilter {
     summary.invalid_likelihoods = invalid;
     summary.log_likelihood_increment = log_total - log_total_weight_;
     log_total_weight_ = log_total;
+    if (observer_ != nullptr && observer_->wants_cloud(t)) {
+      ScopedPhase timed(&times_, Phase::io);
+      report_cloud(*observer_, t, store_);
+    }
     if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
       summary.resample_stats = resample(static_cast<std::uint32_t>(t));
       summary.resampled = true;
@@ -184,6 +189,17 @@ class BootstrapFilter {
 
   ParticleStore<memory_space>& particles_mut() { return store_; }
 
+  // Installs (nullptr: removes) an observer of every step's weighted cloud and resampling (not
+  // owned; must outlive the steps). The baseline resamplers do not report their selection.
+  void set_observer(StepObserver* observer) {
+    if (observer != nullptr && options_.resampler != Resampler::roulette &&
+        options_.resampler != Resampler::roulette_algorithm1)
+      throw Error(std::string("--resampler ") + resampler_name(options_.resampler) +
+                  " does not record the genealogy of its resamplings; use --resampler roulette or "
+                  "roulette-algorithm1 with a trace");
+    observer_ = observer;
+  }
+
  private:
   void check_observations(const Observations& observations, int steps) const {
     if (steps > observations.steps)
@@ -204,10 +220,18 @@ class BootstrapFilter {
   ResampleStats resample(std::uint32_t step) {
     switch (options_.resampler) {
       case Resampler::roulette:
-      case Resampler::roulette_algorithm1:
-        return resample_roulette(comm_, dist_, store_, max_log_weight_, options_.scheme,
-                                 options_.resampler == Resampler::roulette_algorithm1, options_.seed, step,
-                                 options_.local_sampler, &times_);
+      case Resampler::roulette_algorithm1: {
+        Selection selection;  // the genealogy, for the observer
+        const std::uint64_t first_id = store_.first_id;
+        const ResampleStats stats = resample_roulette(
+            comm_, dist_, store_, max_log_weight_, options_.scheme, options_.resampler == Resampler::roulette_algorithm1,
+            options_.seed, step, options_.local_sampler, &times_, observer_ != nullptr ? &selection : nullptr);
+        if (observer_ != nullptr) {
+          ScopedPhase timed(&times_, Phase::io);
+          observer_->resampled(static_cast<int>(step), first_id, selection);
+        }
+        return stats;
+      }
       case Resampler::allgather:
       case Resampler::gather_root: {  // baselines: selection and movement are one phase here
         ScopedPhase timed(&times_, Phase::rebalance);
@@ -365,6 +389,7 @@ class BootstrapFilter {
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
   PhaseTimes times_;
+  StepObserver* observer_ = nullptr;  // set_observer
 };
 
 }  // namespace rsmc

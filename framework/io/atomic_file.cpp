@@ -109,8 +109,6 @@ void write_atomically(const std::string& path, bool overwrite,
   ::unlink(tmp.c_str());
   try {
     write(tmp);
-    sync_path(tmp, false);
-    commit(tmp, path, overwrite);
   } catch (const Error&) {
     ::unlink(tmp.c_str());
     throw;
@@ -120,6 +118,20 @@ void write_atomically(const std::string& path, bool overwrite,
   } catch (...) {
     ::unlink(tmp.c_str());
     throw Error("output file '" + path + "': write failed (unknown exception)");
+  }
+  publish_atomically(tmp, path, overwrite);
+}
+
+void publish_atomically(const std::string& tmp, const std::string& path, bool overwrite) {
+  fs::path dir;
+  std::string name;
+  split_path(path, dir, name);
+  try {
+    sync_path(tmp, false);
+    commit(tmp, path, overwrite);
+  } catch (const Error&) {
+    ::unlink(tmp.c_str());
+    throw;
   }
   sync_path(dir.string(), true);
 }

@@ -20,6 +20,11 @@ namespace rsmc {
 void write_atomically(const std::string& path, bool overwrite,
                       const std::function<void(const std::string& tmp_path)>& write);
 
+// The last step of write_atomically(), for a file written elsewhere (by several processes): flushes
+// the complete file `tmp` (made by atomic_temporary_path(path)) to disk and moves it to `path`
+// (refusing an existing `path` unless `overwrite`); on failure removes `tmp` and throws rsmc::Error.
+void publish_atomically(const std::string& tmp, const std::string& path, bool overwrite);
+
 // The temporary name write_atomically() uses for `path` in this process (exposed for tests).
 std::string atomic_temporary_path(const std::string& path);
 

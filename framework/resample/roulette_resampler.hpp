@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "framework/core/error.hpp"
@@ -156,11 +157,13 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
 
 // One resampling with the roulette resampler; `algorithm1` selects with the paper's Algorithm 1
 // (multinomial) instead of the scalable selection; `sampler` is the local kernel of the scalable one.
+// With `selection_out`, the selection (offspring counts of this rank's particles; the genealogy) is
+// returned there.
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                                 double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
                                 std::uint32_t step, LocalSampler sampler = LocalSampler::search,
-                                PhaseTimes* times = nullptr) {
+                                PhaseTimes* times = nullptr, Selection* selection_out = nullptr) {
   if (algorithm1 && scheme != Scheme::multinomial)
     throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
                 "--resampling multinomial");
@@ -178,7 +181,9 @@ ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, Pa
     selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
   }
   ScopedPhase timed(times, Phase::rebalance);
-  return rebalance(comm, dist, store, selection);
+  const ResampleStats stats = rebalance(comm, dist, store, selection);
+  if (selection_out != nullptr) *selection_out = std::move(selection);
+  return stats;
 }
 
 }  // namespace rsmc

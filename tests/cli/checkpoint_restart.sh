@@ -40,12 +40,8 @@ done
 # ---- 2. signals
 long="--particles 20000 --steps 2000 --seed 9"
 rsmc_np 1 filter $long --quiet -o long_full.h5 || fail "uninterrupted long run"
-"$RSMC" filter $long --quiet -o sig.h5 --checkpoint-dir sig_ck &
-pid=$!
-sleep 1
-kill -TERM "$pid" || fail "SIGTERM: the run ended before the signal"
-rc=0
-wait "$pid" || rc=$?
+signal_after TERM 1 "$RSMC" filter $long --quiet -o sig.h5 --checkpoint-dir sig_ck
+rc=$SIGNAL_RC
 if [ "$rc" -eq 75 ]; then
   [ ! -e sig.h5 ] || fail "SIGTERM: a result file was written by the interrupted run"
   rsmc_np 2 filter $long --quiet -o sig.h5 --restart latest --checkpoint-dir sig_ck || fail "restart after SIGTERM"

@@ -14,6 +14,19 @@ rsmc_np() {
   "$MPIEXEC" -n "$p" $MPIEXEC_FLAGS "$RSMC" "$@"
 }
 
+# signal_after SIGNAL SECONDS ARGS...: runs ARGS in the background, sends it SIGNAL after SECONDS and
+# waits; SIGNAL_RC is its exit code (a failed check if it had ended before the signal).
+signal_after() {
+  local signal=$1 seconds=$2 pid
+  shift 2
+  "$@" &
+  pid=$!
+  sleep "$seconds"
+  kill "-$signal" "$pid" || fail "$signal: the run ended before the signal: $*"
+  SIGNAL_RC=0
+  wait "$pid" || SIGNAL_RC=$?
+}
+
 fail() {
   echo "FAIL: $*"
   FAILURES=$((FAILURES + 1))

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Acceptance of `rsmc filter --trace` and `rsmc smooth` (docs/smoothing.md):
+# - trace files are byte-for-byte identical for 1, 2, 3 and 4 ranks (and their datasets, compared
+#   by h5_datasets_equal, which names a differing dataset), for several schemes and --trace-every;
+# - `rsmc smooth` agrees with an independent numpy genealogy smoother (moments, distinct ancestors,
+#   --paths trajectories) and gives byte-identical outputs on 1 and 3 ranks; its last step is the
+#   filter's own filtered mean (same weights); --trace-every K records steps K, 2K, ... and the last step, and
+#   smoothing its steps gives exactly the values of a --trace-every 1 trace there; tracing changes
+#   no result; a run stopped by SIGTERM publishes the trace of its steps;
+# - `rsmc info` describes traces and smoothed files; tools/plot.py overlays a smoothed file;
+# - bad inputs: one `rsmc: error:` line naming the input, a non-zero exit, nothing written or changed.
+source "$(dirname "$0")/common.sh"
+: "${H5_DATASETS_EQUAL:?set by CTest}"
+python=${PYTHON:-/usr/bin/python3}
+[ -x "$python" ] || python=python3
+
+configs=(
+  "--particles 1001 --steps 20 --seed 3"
+  "--particles 999 --steps 15 --seed 8 --ess-threshold 0.9 --resampling multinomial --trace-every 4"
+  "--particles 999 --steps 15 --seed 8 --ess-threshold 0.9 --resampling residual --trace-every 2"
+  "--particles 999 --steps 12 --seed 8 --ess-threshold 0.9 --resampling multinomial --resampler roulette-algorithm1"
+  "--model nonlinear_growth --particles 700 --steps 12 --seed 2 --ess-threshold 1"
+)
+for config in "${configs[@]}"; do
+  for p in 1 2 3 4; do
+    # shellcheck disable=SC2086
+    rsmc_np "$p" filter $config --quiet --trace "$WORK/trace_p$p.h5" --output "$WORK/result_p$p.h5" ||
+      fail "rsmc filter --trace on $p ranks ($config) failed"
+  done
+  for p in 2 3 4; do
+    cmp -s "$WORK/trace_p1.h5" "$WORK/trace_p$p.h5" || fail "trace files of 1 and $p ranks differ ($config)"
+  done
+  "$H5_DATASETS_EQUAL" "$WORK"/trace_p{1,2,3,4}.h5 || fail "trace datasets differ across rank counts ($config)"
+  rsmc_np 1 smooth "$WORK/trace_p2.h5" -o "$WORK/smoothed_1.h5" --quiet || fail "rsmc smooth on 1 rank ($config)"
+  rsmc_np 3 smooth "$WORK/trace_p2.h5" -o "$WORK/smoothed_3.h5" --quiet || fail "rsmc smooth on 3 ranks ($config)"
+  cmp -s "$WORK/smoothed_1.h5" "$WORK/smoothed_3.h5" || fail "smoothed files of 1 and 3 ranks differ ($config)"
+  # The last recorded step is the last filtered step: its smoothed mean is the filtered mean.
+  "$python" - "$WORK/result_p1.h5" "$WORK/smoothed_1.h5" <<'PY' || fail "smoothed last step != filtered mean ($config)"
+import sys, h5py, numpy as np
+r, s = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert s["steps"][-1] == r["filtered_mean"].shape[0], (s["steps"][-1], r["filtered_mean"].shape)
+assert np.array_equal(s["smoothed_mean"][-1], r["filtered_mean"][-1]), (s["smoothed_mean"][-1], r["filtered_mean"][-1])
+PY
+  rm -f "$WORK"/trace_p*.h5 "$WORK"/result_p*.h5 "$WORK"/smoothed_*.h5
+done
+
+# --trace-every 4 over 15 steps: clouds at 4, 8, 12 and the last step 15; every resampling recorded.
+run="--particles 500 --steps 15 --seed 4 --ess-threshold 0.9 --quiet"
+# shellcheck disable=SC2086
+rsmc_np 2 filter $run --trace "$WORK/every4.h5" --trace-every 4 --output "$WORK/every4_result.h5" ||
+  fail "filter --trace-every 4"
+"$RSMC" info "$WORK/every4.h5" >"$WORK/info.txt" || fail "rsmc info on a trace"
+grep -q "clouds (4): 4 8 12 15" "$WORK/info.txt" || fail "--trace-every 4: unexpected clouds: $(grep clouds "$WORK/info.txt")"
+"$python" - "$WORK/every4_result.h5" "$WORK/every4.h5" <<'PY' || fail "the trace's resampled steps differ from the result's"
+import sys, h5py, numpy as np
+r, t = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+expected = np.nonzero(np.asarray(r["resampled"]))[0] + 1
+assert np.array_equal(np.asarray(t["resampled_steps"]), expected), (t["resampled_steps"][:], expected)
+for s in expected:
+    assert t[f"genealogy/{s}/ancestor"].shape == (500,)
+PY
+rsmc_np 2 smooth "$WORK/every4.h5" -o "$WORK/every4_smoothed.h5" >"$WORK/smooth.txt" || fail "smooth of --trace-every 4"
+grep -q "smoothed 4 recorded steps" "$WORK/smooth.txt" || fail "smooth: unexpected summary: $(cat "$WORK/smooth.txt")"
+"$RSMC" info "$WORK/every4_smoothed.h5" | grep -q "rsmc smoothed moments" || fail "rsmc info on a smoothed file"
+if "$python" -c "import matplotlib" 2>/dev/null; then
+  "$python" "$(dirname "$0")/../../tools/plot.py" "$WORK/every4_result.h5" --smoothed "$WORK/every4_smoothed.h5" \
+    -o "$WORK/smoothed.png" >/dev/null || fail "plot.py --smoothed"
+  [ -s "$WORK/smoothed.png" ] || fail "plot.py --smoothed wrote no PNG"
+else
+  fail "matplotlib is missing (scripts/install-deps.sh installs python3-matplotlib)"
+fi
+
+# Tracing changes no result, and smoothing the steps of a --trace-every 4 trace gives exactly the
+# values of the --trace-every 1 trace at those steps (paths go through every resampling either way).
+# shellcheck disable=SC2086
+rsmc_np 3 filter $run --output "$WORK/plain.h5" || fail "filter without a trace"
+# shellcheck disable=SC2086
+rsmc_np 3 filter $run --output "$WORK/traced.h5" --trace "$WORK/every1.h5" || fail "filter --trace-every 1"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/plain.h5" "$WORK/traced.h5" || fail "--trace changed the results"
+rsmc_np 1 smooth "$WORK/every1.h5" -o "$WORK/every1_smoothed.h5" --quiet || fail "smooth of --trace-every 1"
+"$python" - "$WORK/every1_smoothed.h5" "$WORK/every4_smoothed.h5" <<'PY' || fail "--trace-every 4 smoothing != --trace-every 1 at its steps"
+import sys, h5py, numpy as np
+full, sub = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+rows = np.asarray(sub["steps"]) - 1
+assert list(sub["steps"]) == [4, 8, 12, 15], list(sub["steps"])
+for name in ("smoothed_mean", "smoothed_variance", "distinct_ancestors"):
+    assert np.array_equal(np.asarray(full[name])[rows], np.asarray(sub[name])), name
+PY
+
+# An independent smoother (numpy, tracing all N paths through /genealogy) gives the same moments, and
+# the --paths trajectories are the traced states of their particles.
+rsmc_np 2 smooth "$WORK/every1.h5" -o "$WORK/paths.h5" --paths 7 --quiet || fail "smooth --paths 7"
+"$RSMC" info "$WORK/paths.h5" | grep -q "sampled paths:        7" || fail "rsmc info: no sampled paths"
+"$python" - "$WORK/every1.h5" "$WORK/paths.h5" <<'PY' || fail "the smoothed file disagrees with a numpy genealogy smoother"
+import sys, h5py, numpy as np
+t, s = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+steps, resampled = list(t["cloud_steps"]), set(int(x) for x in t["resampled_steps"])
+lw = np.asarray(t[f"cloud/{steps[-1]}/log_weight"])
+w = np.exp(lw - lw.max())
+ids = np.asarray(s["sampled_path_ids"])
+assert len(ids) == 7 and np.all(np.diff(ids.astype(np.int64)) >= 0) and np.all(w[ids] > 0), ids
+paths, path = np.asarray(s["sampled_paths"]), np.arange(len(w))
+assert paths.shape == (7, len(steps), t.attrs["state_dim"]), paths.shape
+for k in reversed(range(len(steps))):
+    x = np.asarray(t[f"cloud/{steps[k]}/state"])[:, path]  # d x N: the state of every path at this step
+    mean = (x * w).sum(axis=1) / w.sum()
+    var = (((x - mean[:, None]) ** 2) * w).sum(axis=1) / w.sum()
+    assert np.allclose(s["smoothed_mean"][k], mean, rtol=1e-11, atol=1e-12), (steps[k], s["smoothed_mean"][k], mean)
+    assert np.allclose(s["smoothed_variance"][k], var, rtol=1e-11, atol=1e-12), (steps[k], s["smoothed_variance"][k], var)
+    assert s["distinct_ancestors"][k] == len(np.unique(path)), steps[k]
+    assert np.array_equal(paths[:, k, :], x[:, ids].T), steps[k]
+    if k > 0:
+        for step in range(steps[k] - 1, steps[k - 1] - 1, -1):
+            if step in resampled:
+                path = np.asarray(t[f"genealogy/{step}/ancestor"])[path]
+PY
+
+# A run stopped by SIGTERM (exit 75, checkpointed) publishes the trace of the steps it completed.
+signal_after TERM 1 "$RSMC" filter --particles 20000 --steps 2000 --seed 9 --quiet --trace "$WORK/sig_trace.h5" \
+  --trace-every 10 --checkpoint-dir "$WORK/sig_ck"
+rc=$SIGNAL_RC
+if [ "$rc" -eq 75 ]; then
+  checkpoint=$(ls "$WORK"/sig_ck/checkpoint-*.h5)
+  step=$((10#$(basename "$checkpoint" .h5 | sed 's/checkpoint-//')))
+  "$RSMC" info "$WORK/sig_trace.h5" | grep -q "steps covered:        1..$step\$" ||
+    fail "SIGTERM: the trace does not cover the checkpointed steps 1..$step: $("$RSMC" info "$WORK/sig_trace.h5" | head -6)"
+  "$RSMC" smooth "$WORK/sig_trace.h5" -o "$WORK/sig_smoothed.h5" --quiet || fail "smooth of an interrupted run's trace"
+else
+  fail "SIGTERM: exit code $rc, expected 75 (did the run finish within 1 s?)"
+fi
+
+# expect_error P PATTERN ARGS...: one error line matching PATTERN, non-zero exit.
+expect_error() {
+  local p=$1 pattern=$2 code=0 lines
+  shift 2
+  rsmc_np "$p" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
+  if [ "$code" -eq 0 ]; then
+    fail "expected failure, got exit 0: rsmc $*"
+  elif [ "$lines" -ne 1 ]; then
+    fail "expected exactly one 'rsmc: error:' line, got $lines: $(cat "$WORK/stderr")"
+  elif ! grep '^rsmc: error:' "$WORK/stderr" | grep -q -- "$pattern"; then
+    fail "error line does not mention '$pattern': $(cat "$WORK/stderr")"
+  else
+    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
+  fi
+}
+new="$WORK/new_trace.h5"
+expect_error 2 "--trace-every: 0 is not valid" filter --steps 3 --trace "$new" --trace-every 0
+expect_error 1 "--trace-every: -2 is not valid" filter --steps 3 --trace "$new" --trace-every -2
+expect_error 2 "--trace-every: given without --trace" filter --steps 3 --trace-every 2
+expect_error 2 "--resampler allgather does not record the genealogy" filter --steps 3 --trace "$new" --resampler allgather
+expect_error 1 "--trace: cannot be combined with --restart" filter --steps 3 --trace "$new" --restart latest \
+  --checkpoint-dir "$WORK/none"
+[ -e "$new" ] && fail "a trace was written despite an error"
+echo "precious" >"$WORK/existing.h5"
+before=$(sha256sum <"$WORK/existing.h5")
+expect_error 2 "--trace: $WORK/existing.h5 already exists" filter --steps 3 --trace "$WORK/existing.h5"
+expect_error 1 "--output: $WORK/existing.h5 already exists" smooth "$WORK/every4.h5" -o "$WORK/existing.h5"
+[ "$(sha256sum <"$WORK/existing.h5")" = "$before" ] || fail "an existing file was changed"
+expect_error 2 "trace '$WORK/every4_result.h5': not an rsmc trace file" smooth "$WORK/every4_result.h5" -o "$WORK/s.h5"
+expect_error 1 "--paths: -3 is not valid" smooth "$WORK/every4.h5" -o "$WORK/s.h5" --paths -3
+expect_error 1 "trace '$WORK/missing.h5': cannot open" smooth "$WORK/missing.h5" -o "$WORK/s.h5"
+expect_error 1 "trace '$WORK/existing.h5': is not an HDF5 file" smooth "$WORK/existing.h5" -o "$WORK/s.h5"
+[ -e "$WORK/s.h5" ] && fail "a smoothed file was written despite an error"
+compgen -G "$WORK/.*.tmp*" >/dev/null && fail "a temporary file was left behind: $(ls -a "$WORK")"
+
+# --overwrite replaces an existing trace.
+rsmc_np 2 filter --steps 3 --particles 100 --trace "$WORK/existing.h5" --overwrite --quiet || fail "--trace --overwrite"
+"$RSMC" info "$WORK/existing.h5" | grep -q "rsmc trace" || fail "--overwrite did not replace the file with a trace"
+finish
