@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bench/bench_common.hpp"
+#include "bench/system_info.hpp"
 #include "bench/timed.hpp"
 #include "framework/core/error.hpp"
 #include "framework/particles/block_distribution.hpp"
@@ -117,13 +118,15 @@ double log_weight_of(Weights w, std::uint64_t seed, std::uint64_t gid, std::uint
 
 ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<Space>& store,
                             double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed,
-                            LocalSampler sampler) {
-  // As the bootstrap filter calls them (framework/engine/bootstrap_filter.hpp).
+                            LocalSampler sampler, ResampleWorkspace<Space>& workspace) {
+  // As the bootstrap filter calls them (framework/engine/bootstrap_filter.hpp), which keeps the
+  // roulette resampler's workspace between steps (its exps are not given: computed here).
   switch (resampler) {
     case Resampler::roulette:
     case Resampler::roulette_algorithm1:
       return resample_roulette(comm, dist, store, max_log_weight, scheme,
-                               resampler == Resampler::roulette_algorithm1, seed, kStep, sampler);
+                               resampler == Resampler::roulette_algorithm1, seed, kStep, sampler, nullptr,
+                               &workspace);
     case Resampler::allgather:
     case Resampler::gather_root: {
       const double u = rng::Stream(seed, rng::Purpose::resample, kStep, 0).uniform();
@@ -256,6 +259,8 @@ int ResampleBench::run(MPI_Comm comm) const {
 
           std::vector<double> seconds, copy_seconds;
           ResampleStats stats;
+          ResampleWorkspace<Space> workspace;  // kept over the repeats, as a filter keeps it over steps
+          const std::string load = load_average();
           for (int r = 0; r < plan.repeats; ++r) {
             Kokkos::deep_copy(store.state, pristine_state);  // untimed: restore the inputs
             Kokkos::deep_copy(store.log_weight, pristine_log_weight);
@@ -266,7 +271,7 @@ int ResampleBench::run(MPI_Comm comm) const {
               sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
             seconds.push_back(timed(comm, [&] {
               stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed,
-                                    plan.local_sampler);
+                                    plan.local_sampler, workspace);
             }));
             if (root && verbose)
               std::fprintf(stderr, "  %s %s N = %llu: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",
@@ -287,6 +292,7 @@ int ResampleBench::run(MPI_Comm comm) const {
                   (reports_max_partners(resampler) ? std::to_string(stats.max_partners) : std::string("null")) +
                   ",\"minimum_moves\":" +
                   (reports_minimum_moves(resampler) ? std::to_string(stats.minimum_moves) : std::string("null"));
+          line += ",\"loadavg\":" + json_string(load);
           if (root) {
             std::fputs((line + tail).c_str(), stdout);
             std::fflush(stdout);

@@ -5,10 +5,11 @@
 // block distribution over the communicator, deterministic states (component c of global id g is
 // g * d + c) and log-weights (--weights), then --repeats times: restore the inputs from a pristine
 // copy (untimed), time a std::memcpy of this rank's state bytes, time one resampling (MPI_Wtime
-// after a barrier; the maximum over ranks). Rank 0 prints one JSON line per configuration on stdout
-// (docs/performance.md lists the fields); an implementation that cannot run a scheme gets a line
-// with "skipped": true and the reason. Nothing else goes to stdout; --verbose reports progress on
-// stderr.
+// after a barrier; the maximum over ranks; the roulette resampler keeps its workspace over the
+// repeats, as a filter keeps it over steps, so the median is the steady state). Rank 0 prints one
+// JSON line per configuration on stdout (docs/performance.md lists the fields; the load average is
+// recorded); an implementation that cannot run a scheme gets a line with "skipped": true and the
+// reason. Nothing else goes to stdout; --verbose reports progress on stderr.
 #pragma once
 
 #include <mpi.h>

@@ -10,7 +10,9 @@
 #include <exception>
 
 #include "bench/checkpoint_bench.hpp"
+#include "bench/e2e_bench.hpp"
 #include "bench/kernels_bench.hpp"
+#include "bench/memory_bench.hpp"
 #include "bench/resample_bench.hpp"
 #include "bench/sim_scale.hpp"
 #include "drivers/filter_command.hpp"
@@ -59,6 +61,15 @@ int run(int argc, char** argv, MPI_Comm comm) {
   CLI::App* bench_checkpoint_app = bench_app->add_subcommand(
       "checkpoint", "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes");
   checkpoint_bench.add_to(*bench_checkpoint_app);
+  rsmc::bench::E2EBench e2e_bench;
+  CLI::App* bench_e2e_app = bench_app->add_subcommand(
+      "e2e", "Time whole filter runs (particle-steps per second) against a hand-written single-process filter, "
+             "with the phase profile and the speed-up over one rank");
+  e2e_bench.add_to(*bench_e2e_app);
+  rsmc::bench::MemoryBench memory_bench;
+  CLI::App* bench_memory_app = bench_app->add_subcommand(
+      "memory", "Measure the peak resident bytes per particle of one filter run (one size per process)");
+  memory_bench.add_to(*bench_memory_app);
   CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
                                                       "settable under [parameters] in a --config file");
   rsmc::drivers::InfoCommand info;
@@ -94,6 +105,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (*bench_resample_app) return resample_bench.run(comm);
     if (*bench_kernels_app) return kernels_bench.run(comm);
     if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
+    if (*bench_e2e_app) return e2e_bench.run(comm);
+    if (*bench_memory_app) return memory_bench.run(comm);
     if (*info_app) return info.run(comm);
     if (*smooth_app) return smooth.run(comm);
     if (*models_app) {

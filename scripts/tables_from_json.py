@@ -18,6 +18,9 @@ table (samples/s) with one row per kernel and one column per n, each cell the me
 parentheses, kernel_to_copy_ratio (the kernel's median over the memcpy of the same bytes); the
 sampling tables end with the memcpy floor itself; then the three targets of the kernels issue,
 each with the measured rates and whether it is met; then the skipped kernels and why.
+For the output of scripts/bench-e2e.sh (`rsmc bench e2e`, `memory`, `resample` and the peer), the
+section between `<!-- e2e tables:begin -->` and `<!-- e2e tables:end -->` (scripts/e2e_tables.py), with
+PNG plots written next to the --replace-in file.
 For `rsmc bench checkpoint` records (between `<!-- checkpoint tables:begin -->` and
 `<!-- checkpoint tables:end -->`): one row per (ranks, N, doubles per state, phase) with the
 checkpoint's median seconds and GB/s, the plain write(2)/read(2) of the same bytes beside it, and
@@ -27,7 +30,10 @@ keeps its last record. Standard library only.
 """
 import argparse
 import json
+import os
 import sys
+
+from e2e_tables import render_e2e
 
 BEGIN = "<!-- tables:begin -->"
 END = "<!-- tables:end -->"
@@ -35,6 +41,8 @@ KERNELS_BEGIN = "<!-- kernels tables:begin -->"
 KERNELS_END = "<!-- kernels tables:end -->"
 CHECKPOINT_BEGIN = "<!-- checkpoint tables:begin -->"
 CHECKPOINT_END = "<!-- checkpoint tables:end -->"
+E2E_BEGIN = "<!-- e2e tables:begin -->"
+E2E_END = "<!-- e2e tables:end -->"
 IMPLEMENTATION_ORDER = ["roulette", "roulette-algorithm1", "allgather", "gather-root"]
 KERNEL_ORDER = ["binary-search", "cutpoint", "forest", "butterfly", "alias-vose", "alias-psa", "alias-psa-plus",
                 "alias-baseline", "alias-sectioned", "std-discrete", "rng"]
@@ -63,7 +71,7 @@ def load(paths):
                     record = json.loads(line)
                 except json.JSONDecodeError as e:
                     sys.exit(f"tables_from_json.py: {path}:{number}: not a JSON line ({e})")
-                if record.get("bench") in ("resample", "kernels", "checkpoint"):
+                if record.get("bench") in ("resample", "kernels", "checkpoint", "e2e", "memory", "peer"):
                     records.append(record)
     if not records:
         sys.exit("tables_from_json.py: no `rsmc bench resample`, `kernels` or `checkpoint` records in " +
@@ -332,6 +340,10 @@ def main():
                              f"or {KERNELS_BEGIN} and {KERNELS_END} (kernels)")
     args = parser.parse_args()
     records = load(args.files)
+    end_to_end = [r for r in records if r["bench"] in ("e2e", "memory", "peer")]
+    if end_to_end:  # scripts/bench-e2e.sh output: its resampling lines belong to its own section
+        end_to_end = [r for r in records if r["bench"] in ("e2e", "memory", "peer", "resample")]
+        records = [r for r in records if r not in end_to_end]
     resample = [r for r in records if r["bench"] == "resample"]
     kernels = [r for r in records if r["bench"] == "kernels"]
     checkpoint = [r for r in records if r["bench"] == "checkpoint"]
@@ -342,6 +354,9 @@ def main():
         parts.append((KERNELS_BEGIN, KERNELS_END, render_kernels(kernels)))
     if checkpoint:
         parts.append((CHECKPOINT_BEGIN, CHECKPOINT_END, render_checkpoint(checkpoint)))
+    if end_to_end:
+        plot_dir = os.path.dirname(os.path.abspath(args.replace_in)) if args.replace_in else None
+        parts.append((E2E_BEGIN, E2E_END, render_e2e(end_to_end, plot_dir)))
     for begin, end, text in parts:
         if args.replace_in:
             replace_between(args.replace_in, begin, end, text)

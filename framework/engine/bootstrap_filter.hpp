@@ -60,6 +60,9 @@ class BootstrapFilter {
     store_ = ParticleStore<memory_space>(dist_.count(rank_), model_.state_dim(), dist_.first(rank_));
     observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
     mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
+    weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
+                                                  store_.size());
+    resample_workspace_.exp_weight = weight_;
   }
 
   const BlockDistribution& distribution() const { return dist_; }
@@ -225,7 +228,8 @@ class BootstrapFilter {
         const std::uint64_t first_id = store_.first_id;
         const ResampleStats stats = resample_roulette(
             comm_, dist_, store_, max_log_weight_, options_.scheme, options_.resampler == Resampler::roulette_algorithm1,
-            options_.seed, step, options_.local_sampler, &times_, observer_ != nullptr ? &selection : nullptr);
+            options_.seed, step, options_.local_sampler, &times_, &resample_workspace_,
+            observer_ != nullptr ? &selection : nullptr);
         if (observer_ != nullptr) {
           ScopedPhase timed(&times_, Phase::io);
           observer_->resampled(static_cast<int>(step), first_id, selection);
@@ -330,19 +334,22 @@ class BootstrapFilter {
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
     max_log_weight_ = max_lw;
 
-    // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1).
+    // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1). The w are
+    // kept in weight_ for pass 2 and the fixed-point weights of resampling: one exp per particle.
+    auto weight = weight_;
     std::vector<exact::ExactSum> sums(2 + d);
     for (auto& s : sums) s.clear();
     exact::reduce_exact<ExecutionSpace>(
         "rsmc::weight_sums", store_.size(), 2 + d,
-        KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
+        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
           const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
+          weight(i) = w;
           // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
           // 0 * inf would make every sum NaN.
           if (!(w > 0.0)) return;
-          acc[0].add(w);
-          acc[1].add(w * w);
-          for (int c = 0; c < d; ++c) acc[2 + c].add(w * state(i, c));
+          acc.add(0, w);
+          acc.add(1, w * w);
+          for (int c = 0; c < d; ++c) acc.add(2 + c, w * state(i, c));
         },
         sums.data());
     exact::allreduce_exact(sums.data(), 2 + d, comm_);
@@ -363,12 +370,12 @@ class BootstrapFilter {
     for (auto& a : sq) a.clear();
     exact::reduce_exact<ExecutionSpace>(
         "rsmc::variance_sums", store_.size(), d,
-        KOKKOS_LAMBDA(const std::size_t i, exact::ExactSum* acc) {
-          const double w = exp(log_weight(i) - max_lw);
+        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
+          const double w = weight(i);
           if (!(w > 0.0)) return;  // as in pass 1
           for (int c = 0; c < d; ++c) {
             const double dev = state(i, c) - mean(c);
-            acc[c].add(w * dev * dev);
+            acc.add(c, w * dev * dev);
           }
         },
         sq.data());
@@ -386,6 +393,8 @@ class BootstrapFilter {
   ParticleStore<memory_space> store_;
   Kokkos::View<double*, memory_space> observation_;  // y_t on the device
   Kokkos::View<double*, memory_space> mean_;         // filtered mean on the device (variance pass)
+  Kokkos::View<double*, memory_space> weight_;       // exp(log-weight - max) of the last summarise()
+  ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
   PhaseTimes times_;

@@ -53,6 +53,10 @@ namespace exact {
 
 namespace detail {
 
+// 128-bit integers (GCC, Clang and nvcc extensions; `__extension__` keeps -Wpedantic quiet).
+__extension__ using i128 = __int128;
+__extension__ using u128 = unsigned __int128;
+
 // Number of significant bits of v (0 for v == 0).
 RSMC_HOST_DEVICE int bit_length(std::uint64_t v) {
 #if defined(__CUDA_ARCH__)
@@ -122,6 +126,27 @@ struct ExactSum {
     limb[k] += (d0 ^ neg) - neg;
     limb[k + 1] += (d1 ^ neg) - neg;
     limb[k + 2] += (d2 ^ neg) - neg;
+  }
+
+  // this += v * 2^(pos - 1074), exactly: a 128-bit fixed-point partial sum (ExactSumWindow's). Like
+  // add(), it changes each limb by less than 2^32 (five digits: |v| 2^(pos mod 32) < 2^159) and
+  // counts as one pending add. Requires |v| < 2^127 and 0 <= pos < 32 * (kTop - 3) (the top digit
+  // then lands at most in the top limb).
+  RSMC_HOST_DEVICE void add_fixed(detail::i128 v, int pos) {
+    using U128 = detail::u128;
+    if (pending >= kMaxPending) normalize();
+    ++pending;
+    const std::int64_t neg = v < 0 ? -1 : 0;
+    const U128 u = v < 0 ? static_cast<U128>(-v) : static_cast<U128>(v);
+    const int k = pos >> 5;
+    const int s = pos & 31;
+    const U128 lo = u << s;                                                          // bits 0..127
+    const std::uint64_t top = s ? static_cast<std::uint64_t>(u >> (128 - s)) : 0;  // bits 128..158
+    const std::uint64_t digit[5] = {static_cast<std::uint64_t>(lo) & 0xffffffffu,
+                                    static_cast<std::uint64_t>(lo >> 32) & 0xffffffffu,
+                                    static_cast<std::uint64_t>(lo >> 64) & 0xffffffffu,
+                                    static_cast<std::uint64_t>(lo >> 96), top};
+    for (int j = 0; j < 5; ++j) limb[k + j] += (static_cast<std::int64_t>(digit[j]) ^ neg) - neg;
   }
 
   // this += o, exactly. o may be *this.

@@ -38,25 +38,35 @@
 namespace rsmc::exact {
 
 constexpr int kFixedWeightFractionBits = 64;
+// exp(d) * 2^64 < 1 for d < -64 ln 2 = -44.36...; below -45.5 even a several-ulp error in exp cannot
+// lift it to 1, so such weights are 0 without an exp.
+constexpr double kFixedWeightUnderflow = -45.5;
+
+// fixed_weight(log_weight, max_log_weight) when the caller has already computed
+// e = exp(log_weight - max_log_weight) (the filter's weight-sum pass does): the same bits, one exp
+// less. `e` is read only where fixed_weight would call exp, so it may be anything elsewhere.
+RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double max_log_weight, double e) {
+    constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
+    constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
+    if (!(log_weight > -HUGE_VAL)) return 0;  // -inf, NaN
+    const double d = log_weight - max_log_weight;
+    if (!(d < 0.0)) return d >= 0.0 ? kMax : 0;  // the maximum (or a violated precondition); NaN
+    if (d < kFixedWeightUnderflow) return 0;
+    const double scaled = e * kTwo64;   // exact scaling by a power of two
+    if (scaled >= kTwo64) return kMax;  // exp(d) rounded to 1 for tiny |d|
+    if (scaled < 1.0) return 0;
+    return static_cast<std::uint64_t>(scaled);  // in [1, 2^64): truncation is floor
+}
 
 // floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf
 // (or NaN) or the weight underflows below 2^-64 of the maximum.
 // Precondition: log_weight <= max_log_weight, max_log_weight finite (or -inf together with a -inf
 // log_weight, which gives 0). A violated log_weight > max_log_weight clamps to 2^64 - 1.
+// exp is computed only where it matters (not for -inf, the maximum, or d < kFixedWeightUnderflow).
 RSMC_HOST_DEVICE std::uint64_t fixed_weight(double log_weight, double max_log_weight) {
-    constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
-    constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
-    // exp(d) * 2^64 < 1 for d < -64 ln 2 = -44.36...; below -45.5 even a several-ulp error in exp
-    // cannot lift it to 1, so skip the exp there.
-    constexpr double kUnderflow = -45.5;
-    if (!(log_weight > -HUGE_VAL)) return 0;  // -inf, NaN
     const double d = log_weight - max_log_weight;
-    if (!(d < 0.0)) return d >= 0.0 ? kMax : 0;  // the maximum (or a violated precondition); NaN
-    if (d < kUnderflow) return 0;
-    const double scaled = exp(d) * kTwo64;  // exact scaling by a power of two
-    if (scaled >= kTwo64) return kMax;      // exp(d) rounded to 1 for tiny |d|
-    if (scaled < 1.0) return 0;
-    return static_cast<std::uint64_t>(scaled);  // in [1, 2^64): truncation is floor
+    const bool needs_exp = log_weight > -HUGE_VAL && d < 0.0 && d >= kFixedWeightUnderflow;
+    return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? exp(d) : 0.0);
 }
 
 }  // namespace rsmc::exact

@@ -2,8 +2,8 @@
 // (`--local-sampler`). The distributed part of resampling (exact weights, rank totals, which points
 // land on which rank) is the same for all of them.
 //
-//  search     prefix sums + binary search per point (kernels/inverse_cdf/upper_bound.hpp), galloping
-//             from the previous point's ancestor since a rank's points arrive sorted: the baseline
+//  search     the inverse CDF by prefix sums: since a rank's points arrive sorted, each search starts
+//             at the previous point's ancestor, a merge walk against the running sum: the baseline
 //  forest     Cutpoint guide table + radix tree forest (kernels/inverse_cdf/radix_forest.hpp)
 //  butterfly  butterfly-patterned partial sums, W = 32 lanes (kernels/host/butterfly_table.hpp); its
 //             table holds 32 cells of 16 bytes per local particle

@@ -25,7 +25,6 @@
 #include "framework/resample/local_sampler.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"
-#include "kernels/inverse_cdf/upper_bound.hpp"
 
 namespace rsmc {
 
@@ -81,16 +80,18 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
   if (counts.size() != n) throw Error("internal error: offspring counts and weights differ in length");
   switch (sampler) {
     case LocalSampler::search: {
-      // Prefix sums, then a binary search per point; the points arrive sorted, so each search gallops
-      // from the previous point's ancestor (O(n + m) in all).
-      std::vector<u128> cumulative(n);
-      u128 run = 0;
-      for (std::size_t i = 0; i < n; ++i) cumulative[i] = run += w[i];
-      std::size_t hint = 0;
+      // The points arrive sorted, so the search for each one starts at the previous point's
+      // ancestor, and with every point visited it is a merge walk against the running prefix sum:
+      // the first i with w_0 + .. + w_i > point, as a binary search on the prefix sums would find,
+      // in O(n + m) with no array of prefix sums (16 bytes per particle not written or read).
+      std::size_t i = 0;
+      u128 cumulative = n > 0 ? u128(w[0]) : u128(0);
       generate([&](u128 point) {
-        hint = kernels::upper_bound_index_from(cumulative.data(), n, hint, point);
-        if (hint >= n) detail::past_the_end(sampler);
-        ++counts[hint];
+        while (cumulative <= point) {
+          if (++i >= n) detail::past_the_end(sampler);
+          cumulative += w[i];
+        }
+        ++counts[i];
       });
       return;
     }

@@ -26,38 +26,75 @@
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/rebalance_plan.hpp"
 #include "framework/resample/resample_stats.hpp"
+#include "framework/resample/resample_workspace.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/resample/selection.hpp"
 
 namespace rsmc {
 
+// Fixed-point weights of this rank's particles into workspace.fixed_host (global id order), and
+// their exact sum. One pass: on a host memory space straight into the host vector, else a kernel
+// and one copy. Uses workspace.exp_weight when set (see resample_workspace.hpp).
+template <class MemorySpace>
+exact::u128 compute_fixed_weights(const Kokkos::View<double*, MemorySpace>& log_weight, double max_log_weight,
+                                  ResampleWorkspace<MemorySpace>& workspace) {
+  using Exec = typename MemorySpace::execution_space;
+  const std::size_t n = log_weight.extent(0);
+  const auto e = workspace.exp_weight;
+  const bool given = e.extent(0) >= n && n > 0;
+  std::vector<std::uint64_t>& out = workspace.fixed_host;
+  out.resize(n);
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    exact::u128 total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t f = given ? exact::fixed_weight_given_exp(log_weight(i), max_log_weight, e(i))
+                                    : exact::fixed_weight(log_weight(i), max_log_weight);
+      out[i] = f;
+      total += f;
+    }
+    return total;
+  } else {
+    ResampleWorkspace<MemorySpace>::reserve(workspace.fixed, n, "rsmc::fixed_weight");
+    const auto fixed = workspace.fixed;
+    Kokkos::parallel_for(
+        "rsmc::fixed_weight", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::size_t i) {
+          fixed(i) = given ? exact::fixed_weight_given_exp(log_weight(i), max_log_weight, e(i))
+                           : exact::fixed_weight(log_weight(i), max_log_weight);
+        });
+    Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out.data(), n);
+    Kokkos::deep_copy(host, Kokkos::subview(fixed, std::make_pair(std::size_t(0), n)));
+    exact::u128 total = 0;
+    for (auto w : out) total += w;
+    return total;
+  }
+}
+
 // Fixed-point weights of this rank's particles (host copy, global id order).
 template <class MemorySpace>
 std::vector<std::uint64_t> fixed_weights(const Kokkos::View<double*, MemorySpace>& log_weight, double max_log_weight) {
-  using Exec = typename MemorySpace::execution_space;
-  Kokkos::View<std::uint64_t*, MemorySpace> fixed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::fixed_weight"),
-                                                  log_weight.extent(0));
-  Kokkos::parallel_for(
-      "rsmc::fixed_weight", Kokkos::RangePolicy<Exec>(0, log_weight.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) { fixed(i) = exact::fixed_weight(log_weight(i), max_log_weight); });
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed);
-  return std::vector<std::uint64_t>(host.data(), host.data() + host.extent(0));
+  ResampleWorkspace<MemorySpace> workspace;
+  compute_fixed_weights(log_weight, max_log_weight, workspace);
+  return std::move(workspace.fixed_host);
 }
 
-// Exact shares of the wheel: this rank's total, the total of lower ranks, and the grand total.
+// Exact shares of the wheel from this rank's total: the total of lower ranks, and the grand total.
+inline WheelShare wheel_share(exact::u128 local, MPI_Comm comm) {
+  const exact::ScanTotal scan = exact::exclusive_scan_total(local, comm);
+  return WheelShare{scan.below, local, scan.total};
+}
 inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm comm) {
   exact::u128 local = 0;
   for (auto w : fixed) local += w;
-  const exact::ScanTotal scan = exact::exclusive_scan_total(local, comm);
-  return WheelShare{scan.below, local, scan.total};
+  return wheel_share(local, comm);
 }
 
 // Moves offspring to the block distribution: after it, local particle i of `store` is the
 // offspring with new id first(rank) + i. `counts` are the offspring of each local particle and
 // `first_id` the id of the first one (a Selection).
+// The buffers come from `workspace` (kept between calls).
 template <class MemorySpace>
 ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
-                        const Selection& selection) {
+                        const Selection& selection, ResampleWorkspace<MemorySpace>& workspace) {
   using Exec = typename MemorySpace::execution_space;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -66,7 +103,8 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   const std::uint64_t block_first = dist.first(rank);
 
   // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
-  Kokkos::View<std::uint64_t*, MemorySpace> ancestor("rsmc::ancestor", plan.held.size());
+  ResampleWorkspace<MemorySpace>::reserve(workspace.ancestor, plan.held.size(), "rsmc::ancestor");
+  const auto ancestor = workspace.ancestor;
   {
     auto host = Kokkos::create_mirror_view(ancestor);
     std::size_t pos = 0;
@@ -91,7 +129,8 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   const int tag = 7207;
   std::vector<std::size_t> offset(plan.sends.size() + 1, 0);
   for (std::size_t s = 0; s < plan.sends.size(); ++s) offset[s + 1] = offset[s] + 1 + plan.sends[s].ids.size() * d;
-  Kokkos::View<double*, MemorySpace> send_buffer("rsmc::send_buffer", offset.back());
+  ResampleWorkspace<MemorySpace>::reserve(workspace.send_buffer, offset.back(), "rsmc::send_buffer");
+  const auto send_buffer = workspace.send_buffer;
   for (std::size_t s = 0; s < plan.sends.size(); ++s) {
     const std::uint64_t from = plan.sends[s].ids.first - plan.held.first;
     const std::size_t base = offset[s] + 1;
@@ -112,7 +151,7 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   // Receive until the block is full; each message says which ids it carries, so the order in
   // which messages arrive cannot change the result.
   std::uint64_t received = 0, sources = 0;
-  std::vector<double> message;
+  std::vector<double>& message = workspace.message;
   while (received < plan.to_receive) {
     MPI_Status status;
     MPI_Probe(MPI_ANY_SOURCE, tag, comm, &status);
@@ -155,34 +194,46 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   return stats;
 }
 
+template <class MemorySpace>
+ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                        const Selection& selection) {
+  ResampleWorkspace<MemorySpace> workspace;
+  return rebalance(comm, dist, store, selection, workspace);
+}
+
 // One resampling with the roulette resampler; `algorithm1` selects with the paper's Algorithm 1
 // (multinomial) instead of the scalable selection; `sampler` is the local kernel of the scalable one.
+// `workspace` (optional) keeps the buffers between calls; without one they are allocated per call.
 // With `selection_out`, the selection (offspring counts of this rank's particles; the genealogy) is
-// returned there.
+// copied there.
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                                 double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
                                 std::uint32_t step, LocalSampler sampler = LocalSampler::search,
-                                PhaseTimes* times = nullptr, Selection* selection_out = nullptr) {
+                                PhaseTimes* times = nullptr, ResampleWorkspace<MemorySpace>* workspace = nullptr,
+                                Selection* selection_out = nullptr) {
   if (algorithm1 && scheme != Scheme::multinomial)
     throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
                 "--resampling multinomial");
+  ResampleWorkspace<MemorySpace> local_workspace;
+  ResampleWorkspace<MemorySpace>& ws = workspace != nullptr ? *workspace : local_workspace;
   Selection selection;
   {
     ScopedPhase timed(times, Phase::select);
-    const std::vector<std::uint64_t> fixed = fixed_weights(store.log_weight, max_log_weight);
     SelectionInputs in;
-    in.fixed_weights = &fixed;
-    in.wheel = wheel_share(fixed, comm);
+    in.wheel = wheel_share(compute_fixed_weights(store.log_weight, max_log_weight, ws), comm);
+    in.fixed_weights = &ws.fixed_host;
     in.samples = dist.size();
     in.seed = seed;
     in.step = step;
     in.sampler = sampler;
+    in.counts_buffer = &ws.counts;
     selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
   }
   ScopedPhase timed(times, Phase::rebalance);
-  const ResampleStats stats = rebalance(comm, dist, store, selection);
-  if (selection_out != nullptr) *selection_out = std::move(selection);
+  const ResampleStats stats = rebalance(comm, dist, store, selection, ws);
+  if (selection_out != nullptr) *selection_out = selection;  // a copy: the counts' buffer stays below
+  ws.counts = std::move(selection.counts);                   // its capacity serves the next call
   return stats;
 }
 

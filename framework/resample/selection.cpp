@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "framework/core/error.hpp"
 #include "framework/exact/u128_mpi.hpp"
@@ -28,6 +29,12 @@ std::vector<u128> local_cumulative(const std::vector<std::uint64_t>& w, u128 bel
   u128 run = below;
   for (std::size_t i = 0; i < w.size(); ++i) c[i] = run += w[i];
   return c;
+}
+
+// s.counts = n zeros, in the caller's buffer when it lends one.
+void zero_counts(const SelectionInputs& in, std::size_t n, Selection& s) {
+  if (in.counts_buffer != nullptr) s.counts = std::move(*in.counts_buffer);
+  s.counts.assign(n, 0);
 }
 
 // 256-bit x += y (no overflow in our use: every value is below 2^246).
@@ -62,7 +69,7 @@ Selection select_evenly_spaced_wide(const SelectionInputs& in, bool stratified) 
     return lo;
   };
   Selection s;
-  s.counts.assign(w.size(), 0);
+  zero_counts(in, w.size(), s);
   s.first_id = first_at_or_above(in.wheel.below);
   const std::uint64_t end = first_at_or_above(in.wheel.below + in.wheel.local);
   s.offspring = end - s.first_id;
@@ -100,7 +107,7 @@ class EvenlySpacedPoints {
   // floor(P_j) for any j (direct form).
   u128 floor_point(std::uint64_t j) const {
     const u128 rj = r_ * j;  // < N^2 < 2^128
-    return combine(q_ * j + rj / n_, rj % n_, offset(j));
+    return combine(q_ * j + rj / n_, rj % n_, terms(offset(j)));
   }
   // First sample j with P_j >= x, for an integer x on the wheel (P_j >= x <=> floor(P_j) >= x).
   std::uint64_t first_at_or_above(u128 x) const {
@@ -119,8 +126,9 @@ class EvenlySpacedPoints {
   void for_each(std::uint64_t first, std::uint64_t end, F&& f) const {
     const u128 r_first = r_ * first;
     u128 base = q_ * first + r_first / n_, rest = r_first % n_;  // T j / N = base + rest / N
+    const OffsetTerms shared = terms(shared_);  // systematic: the same offset for every sample
     for (std::uint64_t j = first; j < end; ++j) {
-      f(combine(base, rest, offset(j)));
+      f(combine(base, rest, stratified_ ? terms(offset(j)) : shared));
       base += q_;
       rest += r_;
       if (rest >= n_) {
@@ -132,18 +140,27 @@ class EvenlySpacedPoints {
 
  private:
   std::uint64_t offset(std::uint64_t j) const { return stratified_ ? offset_bits(in_.seed, in_.step, j) : shared_; }
-  // floor(base + rest / N + T u / (N 2^53)).
-  u128 combine(u128 base, u128 rest, std::uint64_t u) const {
+  // The parts of T u / (N 2^53) = whole + fraction / (N 2^53) that depend on u only: computed once
+  // per step for systematic resampling, whose u is shared (the 128-bit products leave the loop).
+  struct OffsetTerms {
+    u128 whole;     // Q_hi u + floor(Q_lo u / 2^53)
+    u128 fraction;  // (Q_lo u mod 2^53) N + R u, < 2 N 2^53
+  };
+  OffsetTerms terms(std::uint64_t u) const {
     const u128 q_hi = q_ >> 53, q_lo = q_ & (kTwo53 - 1);
     const u128 lo_product = q_lo * u;  // < 2^106
+    return {q_hi * u + (lo_product >> 53), (lo_product & (kTwo53 - 1)) * n_ + r_ * u};
+  }
+  // floor(base + rest / N + T u / (N 2^53)), with t = terms(u).
+  u128 combine(u128 base, u128 rest, const OffsetTerms& t) const {
     const u128 denominator = n_ * kTwo53;
-    u128 fraction = rest * kTwo53 + (lo_product & (kTwo53 - 1)) * n_ + r_ * u;  // < 3 N 2^53
+    u128 fraction = rest * kTwo53 + t.fraction;  // < 3 N 2^53
     u128 carry = 0;
     while (fraction >= denominator) {
       fraction -= denominator;
       ++carry;
     }
-    return base + q_hi * u + (lo_product >> 53) + carry;
+    return base + t.whole + carry;
   }
 
   const SelectionInputs& in_;
@@ -172,7 +189,7 @@ void add_local_counts(const SelectionInputs& in, const std::vector<Weight>& weig
 Selection select_evenly_spaced(const SelectionInputs& in, bool stratified) {
   const EvenlySpacedPoints points(in, stratified);
   Selection s;
-  s.counts.assign(in.fixed_weights->size(), 0);
+  zero_counts(in, in.fixed_weights->size(), s);
   s.first_id = points.first_at_or_above(in.wheel.below);
   const std::uint64_t end = points.first_at_or_above(in.wheel.below + in.wheel.local);
   s.offspring = end - s.first_id;
@@ -205,7 +222,7 @@ std::uint64_t multinomial_share(const SelectionInputs& in, const std::vector<Wei
 
 Selection select_multinomial(const SelectionInputs& in) {
   Selection s;
-  s.counts.assign(in.fixed_weights->size(), 0);
+  zero_counts(in, in.fixed_weights->size(), s);
   s.first_id = multinomial_share(in, *in.fixed_weights, in.wheel.below, in.wheel.local, in.wheel.total, in.samples, s);
   if (in.sampler == LocalSampler::alias) add_local_counts(in, *in.fixed_weights, s, [](auto&&) {});
   return s;
@@ -221,7 +238,7 @@ Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
     throw Error("residual resampling supports fewer than 2^32 particles (the residual wheel N * T must fit in "
                 "128 bits); got " + std::to_string(in.samples));
   Selection s;
-  s.counts.assign(w.size(), 0);
+  zero_counts(in, w.size(), s);
   std::vector<u128> residual(w.size());
   std::uint64_t floors = 0;
   u128 residual_local = 0;
@@ -274,7 +291,7 @@ Selection select_algorithm1(const SelectionInputs& in) {
   const auto cumulative = local_cumulative(*in.fixed_weights, in.wheel.below);
   const u128 end = in.wheel.below + in.wheel.local;
   Selection s;
-  s.counts.assign(in.fixed_weights->size(), 0);
+  zero_counts(in, in.fixed_weights->size(), s);
   for (std::uint64_t i = 0; i < in.samples; ++i) {
     rng::Stream stream(in.seed, rng::Purpose::resample, in.step, i);
     const u128 u = rng::uniform_below(stream, in.wheel.total);

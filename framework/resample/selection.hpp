@@ -52,6 +52,9 @@ struct SelectionInputs {
   std::uint64_t seed = 0;
   std::uint32_t step = 0;
   LocalSampler sampler = LocalSampler::search;  // the local kernel (Algorithm 1 always searches)
+  // Optional: a vector whose storage the returned Selection::counts takes over (moved from), so a
+  // caller that hands the counts back after each call allocates them once (resample_workspace.hpp).
+  std::vector<std::uint64_t>* counts_buffer = nullptr;
 };
 
 // The scalable selection (default). Residual needs two exact scans over `comm`; the other schemes

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmarks run and print valid JSON lines: `rsmc bench resample` on 1 and 3 ranks (every
-# implementation, one line each), `rsmc bench kernels` (every kernel and phase, a skipped line) and
-# `rsmc sim-scale` at a small and a large point.
+# implementation, one line each), `rsmc bench kernels` (every kernel and phase, a skipped line),
+# `rsmc bench checkpoint`, `rsmc bench e2e` on 1 and 2 ranks, `rsmc bench memory`, and `rsmc sim-scale`
+# at a small and a large point. Fields only: timing targets live in the benchmarks, never here.
 source "$(dirname "$0")/common.sh"
 
 for p in 1 3; do
@@ -61,6 +62,44 @@ assert {(r["particles"], r["state_doubles"], r["phase"]) for r in lines} == \
     {(n, d, p) for n in (1000, 333) for d in (1, 3) for p in ("write", "read")}
 PY
 [ -z "$(ls -A "$WORK/ckbench")" ] || fail "bench checkpoint left files in --dir"
+
+# `rsmc bench e2e` on 1 and 2 ranks: one line per (model, N), a skipped line past --max-work; the
+# framework and the hand-written filter use the same streams, so their log-likelihoods agree closely.
+for p in 1 2; do
+  rsmc_np "$p" bench e2e --models linear_gaussian,lorenz96-40 --particles 200,1000 --steps 3 --repeats 1 \
+    --max-work 50000 >"$WORK/e2e_$p.jsonl" || fail "bench e2e on $p ranks"
+  python3 - "$WORK/e2e_$p.jsonl" "$p" <<'PY' || fail "bench e2e on $p ranks: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ranks = int(sys.argv[2])
+assert len(lines) == 4, lines
+phases = ["propagate", "weight", "reduce", "select", "rebalance", "io", "other"]
+for r in lines:
+    assert r["bench"] == "e2e" and r["ranks"] == ranks, r
+    if r["model"] == "lorenz96-40" and r["particles"] == 1000:  # 1000 x 40 x 3 > --max-work
+        assert r["skipped"] is True and "max-work" in r["reason"], r
+        continue
+    assert "skipped" not in r and "loadavg_before" in r, r
+    assert r["particle_steps_per_s"] > 0 and r["hand_particle_steps_per_s"] > 0 and r["overhead_ratio_one_rank"] > 0
+    assert r["speedup_vs_one_rank"] > 0 and all(0 <= r["phase_" + p] <= 1.0 for p in phases), r
+    assert abs(r["log_likelihood"] - r["hand_log_likelihood"]) < 1e-6 * abs(r["log_likelihood"]) + 1e-9, r
+PY
+done
+
+# `rsmc bench memory`: one line, the framework and the hand-written filter.
+for impl in framework hand; do
+  rsmc_np 1 bench memory --model stochastic_volatility --particles 20000 --implementation "$impl" \
+    >"$WORK/memory.jsonl" || fail "bench memory --implementation $impl"
+  python3 - "$WORK/memory.jsonl" "$impl" <<'PY' || fail "bench memory: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 1, lines
+r = lines[0]
+assert r["bench"] == "memory" and r["implementation"] == sys.argv[2] and r["particles"] == 20000, r
+assert r["peak_bytes"] >= r["baseline_peak_bytes"] > 0 and r["state_bytes_per_particle"] == 8, r
+assert r["target_bytes_per_particle"] == 3 * 8 + 64 and "loadavg" in r, r
+PY
+done
 
 rsmc_np 1 sim-scale --ranks 4,65536 --particles 1e6,1e10 >"$WORK/sim.jsonl" || fail "sim-scale"
 python3 - "$WORK/sim.jsonl" <<'PY' || fail "sim-scale: bad JSON"

@@ -1,0 +1,38 @@
+// `rsmc bench e2e`: end-to-end filter throughput (particle-steps per second) of the framework against
+// a minimal hand-written single-process filter (bench/hand_written_filter.hpp) measured in the same run.
+//
+// For every (model, N): simulate --steps observations from the model once (seed), then --repeats
+// times each (median reported):
+//   - the framework (BootstrapFilter, ESS threshold 1 = resampling every step, systematic, roulette,
+//     search sampler) on all ranks of the communicator;
+//   - with more than one rank, the framework on rank 0 alone (a one-rank sub-communicator), so the
+//     speed-up over one rank is measured in the same run; the two log-likelihoods must be bitwise
+//     identical (the reproducibility contract), or the benchmark fails;
+//   - the hand-written filter on rank 0 (single process; the other ranks wait).
+// The framework's phase times (framework/core/phase_times.hpp) of its median repeat give the phase
+// profile as fractions of the run time. Configurations that exceed --max-work (N x d x steps, a time
+// budget) or the memory available are printed as skipped lines with the reason.
+#pragma once
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace rsmc::bench {
+
+struct E2EBench {
+  std::vector<std::string> models{"linear_gaussian"};  // names of bench/bench_models.hpp
+  std::vector<std::string> particles{"100000"};
+  long long steps = 10;
+  long long repeats = 3;
+  long long seed = 1;
+  double max_work = 4e9;  // N * d * steps above which a configuration is skipped
+  bool verbose = false;
+
+  void add_to(CLI::App& app);
+  int run(MPI_Comm comm) const;
+};
+
+}  // namespace rsmc::bench
