@@ -56,6 +56,17 @@ std::vector<std::int64_t> exact_words(exact::ExactSum s) {
   w.push_back(static_cast<std::int64_t>(s.pending));
   return w;
 }
+// What exact_words() writes: every limb but the top in [0, 2^32), no pending adds, non-negative
+// counts. A damaged file can hold anything, and normalising arbitrary limbs overflows.
+bool is_normal_exact_sum(const std::vector<std::int64_t>& w) {
+  constexpr std::int64_t kDigit = std::int64_t{1} << 32, kTopBound = std::int64_t{1} << 62;
+  for (int k = 0; k < exact::ExactSum::kTop; ++k)
+    if (w[k] < 0 || w[k] >= kDigit) return false;
+  if (w[exact::ExactSum::kTop] <= -kTopBound || w[exact::ExactSum::kTop] >= kTopBound) return false;
+  for (int i = 0; i < 3; ++i)
+    if (w[exact::ExactSum::kLimbs + i] < 0) return false;
+  return w.back() == 0;
+}
 exact::ExactSum exact_from_words(const std::vector<std::int64_t>& w) {
   exact::ExactSum s{};
   std::copy(w.begin(), w.begin() + exact::ExactSum::kLimbs, s.limb);
@@ -189,9 +200,26 @@ std::string read_text_attribute(hid_t location, const char* name, const std::str
   return value;
 }
 
-// Reads a whole dataset that must have exactly `dims`.
-void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims, void* out,
-              const std::string& what) {
+// Whether dataset `dset` of `file` really stores an array of `dims`: its allocated storage holds
+// that many elements and lies within the file. A damaged file can claim any shape (and HDF5 gives
+// a dataset that was never written its fill value), so a reader checks this before it allocates.
+bool stores(hid_t file, hid_t dset, const std::vector<hsize_t>& dims) {
+  Hid type(H5Dget_type(dset), H5Tclose);
+  hsize_t file_size = 0;
+  if (!type.valid() || H5Fget_filesize(file, &file_size) < 0) return false;
+  const hsize_t element = H5Tget_size(type.get());
+  if (element == 0) return false;
+  hsize_t n = 1;
+  for (hsize_t d : dims) {
+    if (d != 0 && n > file_size / element / d) return false;  // more elements than the file has bytes
+    n *= d;
+  }
+  const hsize_t storage = H5Dget_storage_size(dset);
+  return storage >= n * element && storage <= file_size;
+}
+
+// Opens dataset `name`, which must have exactly `dims` and store them (see stores()).
+Hid open_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims, const std::string& what) {
   require(H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0, what + ": no dataset '/" + name + "' (damaged?)");
   Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
@@ -199,33 +227,45 @@ void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::ve
   std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
   if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
   require(got == dims, what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
+  require(stores(file, dset.get(), dims),
+          what + ": dataset '/" + name + "' holds less data than its shape says (truncated or damaged)");
+  return dset;
+}
+
+// Reads a whole dataset that must have exactly `dims` into `out` (sized only once the file is
+// known to hold that much).
+template <class T>
+void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
+              std::vector<T>& out, const std::string& what) {
+  Hid dset = open_dataset(file, name, dims, what);
   hsize_t n = 1;
   for (hsize_t d : dims) n *= d;
+  out.resize(static_cast<std::size_t>(n));
   if (n > 0)
-    require(H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0,
+    require(H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0,
             what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
 }
 
-// Reads columns [first, first + count) of a (rows x N) or (N) dataset.
+// Reads columns [first, first + count) of a (rows x N) or (N) dataset into `out` (sized once the
+// shape is checked, as in read_all).
 void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count,
-                void* out, const std::string& what) {
+                std::vector<double>& out, const std::string& what) {
   const bool two_d = rows > 0;
-  const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
-  require(H5Lexists(file, "particles", H5P_DEFAULT) > 0 && H5Lexists(file, name, H5P_DEFAULT) > 0,
-          what + ": no dataset '/" + name + "' (damaged?)");
-  Hid dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
-  Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
-  require(space.valid(), what + ": cannot open dataset '/" + name + "'");
-  std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
-  if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
-  require(got == std::vector<hsize_t>(two_d ? dims : dims + 1, dims + 2),
-          what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
+  const hsize_t offset[2] = {0, first}, extent[2] = {rows, count};
+  const std::vector<hsize_t> dims = two_d ? std::vector<hsize_t>{rows, n} : std::vector<hsize_t>{n};
+  require(H5Lexists(file, "particles", H5P_DEFAULT) > 0, what + ": no dataset '/" + name + "' (damaged?)");
+  Hid dset = open_dataset(file, name, dims, what);
+  require(first <= n && count <= n - first, what + ": particles " + std::to_string(first) + ".." +
+                                                std::to_string(first + count) + " are not in '/" + name + "'");
+  out.resize(static_cast<std::size_t>(two_d ? rows * count : count));
   if (count == 0) return;
+  Hid space(H5Dget_space(dset.get()), H5Sclose);
   Hid memory(H5Screate_simple(two_d ? 2 : 1, two_d ? extent : extent + 1, nullptr), H5Sclose);
-  require(memory.valid() && H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
-                                                two_d ? extent : extent + 1, nullptr) >= 0,
+  require(space.valid() && memory.valid() &&
+              H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
+                                  two_d ? extent : extent + 1, nullptr) >= 0,
           what + ": cannot select this rank's block of '/" + name + "'");
-  require(H5Dread(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out) >= 0,
+  require(H5Dread(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out.data()) >= 0,
           what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
 }
 
@@ -465,22 +505,16 @@ CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path
     const hsize_t T = static_cast<hsize_t>(step), D = static_cast<hsize_t>(dim);
     p.result.steps = p.step;
     p.result.state_dim = info.state_dim;
-    for (const DoubleSeries& s : kDoubleSeries) {
-      auto& v = p.result.*s.member;
-      v.resize(static_cast<std::size_t>(s.per_component ? T * D : T));
+    for (const DoubleSeries& s : kDoubleSeries)
       read_all(f, std::string("progress/") + s.name, H5T_NATIVE_DOUBLE,
-               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, v.data(), what);
-    }
-    p.result.resampled.resize(static_cast<std::size_t>(T));
-    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled.data(), what);
-    for (const TrafficField& s : kTrafficFields) {
-      auto& v = p.result.traffic.*s.member;
-      v.resize(static_cast<std::size_t>(T));
-      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, v.data(), what);
-    }
-    std::vector<std::int64_t> words(kExactWords);
-    read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words.data(),
-             what);
+               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, p.result.*s.member, what);
+    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled, what);
+    for (const TrafficField& s : kTrafficFields)
+      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, p.result.traffic.*s.member, what);
+    std::vector<std::int64_t> words;
+    read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words, what);
+    require(is_normal_exact_sum(words),
+            what + ": dataset '/progress/log_likelihood_exact' is not a normalised exact sum (damaged?)");
     p.log_likelihood = exact_from_words(words);
     if (progress_checksum(p) != stored_progress_sum)
       throw Error(what + ": the run progress does not match its checksum (the file is damaged)");
@@ -497,8 +531,6 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
   CheckpointBlock b;
   b.first_id = first_id;
   b.count = count;
-  b.state.resize(count * static_cast<std::uint64_t>(info.state_dim));
-  b.log_weight.resize(count);
   std::uint64_t stored = 0;
   std::string error;
   try {
@@ -507,9 +539,8 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
     const hid_t f = file.get();
     read_attribute(f, "particle_checksum", H5T_NATIVE_UINT64, &stored, what);
     read_block(f, "particles/state", H5T_NATIVE_DOUBLE, static_cast<hsize_t>(info.state_dim), info.particles, first_id,
-               count, b.state.data(), what);
-    read_block(f, "particles/log_weight", H5T_NATIVE_DOUBLE, 0, info.particles, first_id, count, b.log_weight.data(),
-               what);
+               count, b.state, what);
+    read_block(f, "particles/log_weight", H5T_NATIVE_DOUBLE, 0, info.particles, first_id, count, b.log_weight, what);
   } catch (const Error& e) {
     error = e.what();
   }
