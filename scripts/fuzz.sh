@@ -53,5 +53,10 @@ for target in "${targets[@]}"; do
     exit 1
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$target.log" | grep -o '[0-9]*$' || echo 0)
+  if [ "$runs" -eq 0 ]; then  # a fuzzer that did not run must not pass
+    tail -n 30 "$work/$target.log" >&2
+    echo "fuzz: $target ran no inputs" >&2
+    exit 1
+  fi
   echo "fuzz: $target passed: $runs inputs in $(( $(date +%s) - start )) s, corpus grew to $(ls "$work/$target" | wc -l)"
 done
