@@ -37,14 +37,17 @@ mkdir -p "$artifacts"
 for target in "${targets[@]}"; do
   fuzzer=build-sanitize/tests/fuzz/fuzz_$target
   corpus=tests/fuzz/corpus/$target
-  [ -x "$fuzzer" ] && [ -d "$corpus" ] || { echo "fuzz: no fuzzer or corpus for target '$target'" >&2; exit 1; }
+  if [ ! -x "$fuzzer" ] || [ ! -d "$corpus" ]; then
+    echo "fuzz: no fuzzer or corpus for target '$target'" >&2
+    exit 1
+  fi
   mkdir -p "$work/$target"
   cp "$corpus"/* "$work/$target/"
   # Former crashes are seeds too (only tests/fuzz/regressions/<target> holds them).
   [ -d "tests/fuzz/regressions/$target" ] && cp "tests/fuzz/regressions/$target"/* "$work/$target/"
   dict=()
   [ -f "tests/fuzz/$target.dict" ] && dict=("-dict=tests/fuzz/$target.dict")
-  echo "fuzz: $target for ${seconds} s (corpus: $(ls "$corpus" | wc -l) seeds)"
+  echo "fuzz: $target for ${seconds} s (corpus: $(find "$corpus" -type f | wc -l) seeds)"
   start=$(date +%s)
   if ! "$fuzzer" "$work/$target" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts/$target-" -print_final_stats=1 >"$work/$target.log" 2>&1; then
@@ -58,5 +61,5 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target ran no inputs" >&2
     exit 1
   fi
-  echo "fuzz: $target passed: $runs inputs in $(( $(date +%s) - start )) s, corpus grew to $(ls "$work/$target" | wc -l)"
+  echo "fuzz: $target passed: $runs inputs in $(( $(date +%s) - start )) s, corpus grew to $(find "$work/$target" -type f | wc -l)"
 done
