@@ -39,8 +39,8 @@ void add_model(ModelEntry entry) {
   ensure_builtin_models();
   if (!valid_name(entry.name))
     throw Error("register_model: '" + entry.name + "' is not a valid model name; expected letters, digits and '_'");
-  if (!entry.filter || !entry.simulate)
-    throw Error("register_model: model '" + entry.name + "' lacks its filter or simulate command");
+  if (!entry.filter || !entry.simulate || !entry.build)
+    throw Error("register_model: model '" + entry.name + "' lacks its filter, simulate or build function");
   for (const auto& e : storage())
     if (e.name == entry.name) throw Error("register_model: a model named '" + entry.name + "' is already registered");
   storage().push_back(std::move(entry));

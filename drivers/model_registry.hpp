@@ -18,6 +18,7 @@ namespace rsmc::drivers {
 
 struct FilterCommand;
 struct SimulateCommand;
+class ModelParameters;
 
 struct ModelEntry {
   std::string name;
@@ -25,6 +26,9 @@ struct ModelEntry {
   std::vector<std::array<std::string, 3>> parameters;  // {name, default, meaning}
   std::function<int(FilterCommand&, MPI_Comm)> filter;      // runs `rsmc filter` with this model
   std::function<int(SimulateCommand&, MPI_Comm)> simulate;  // runs `rsmc simulate` with this model
+  // Builds the model from [parameters] and discards it: the checks of a configuration without a run
+  // (throws rsmc::Error naming the parameter, as the commands do).
+  std::function<void(const ModelParameters&)> build;
 };
 
 // Every registered model: the built-in ones first, then the program's own in registration order.

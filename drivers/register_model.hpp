@@ -46,6 +46,7 @@ void register_model(std::string name, std::string summary, std::vector<std::arra
   entry.simulate = [make](SimulateCommand& command, MPI_Comm comm) {
     return command.run_model(comm, make(command.model_parameters));
   };
+  entry.build = [make](const ModelParameters& given) { (void)make(given); };
   add_model(std::move(entry));
 }
 

@@ -10,6 +10,9 @@ packages=(
   librandom123-dev libtrilinos-kokkos-dev
   catch2 libcli11-dev
   python3 python3-h5py python3-matplotlib
+  # The sanitizer and fuzzing stages of scripts/test.sh (scripts/build-sanitize.sh): clang 14 and
+  # its compiler-rt, which holds the ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer*.a).
+  clang-14 libclang-rt-14-dev
 )
 # For the SLURM tests only (tests/slurm: job scripts on a private localhost controller, shellcheck);
 # optional: when they cannot be installed those tests are skipped. The tests start their own munged,

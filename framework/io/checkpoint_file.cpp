@@ -56,6 +56,17 @@ std::vector<std::int64_t> exact_words(exact::ExactSum s) {
   w.push_back(static_cast<std::int64_t>(s.pending));
   return w;
 }
+// What exact_words() writes: every limb but the top in [0, 2^32), no pending adds, non-negative
+// counts. A damaged file can hold anything, and normalising arbitrary limbs overflows.
+bool is_normal_exact_sum(const std::vector<std::int64_t>& w) {
+  constexpr std::int64_t kDigit = std::int64_t{1} << 32, kTopBound = std::int64_t{1} << 62;
+  for (int k = 0; k < exact::ExactSum::kTop; ++k)
+    if (w[k] < 0 || w[k] >= kDigit) return false;
+  if (w[exact::ExactSum::kTop] <= -kTopBound || w[exact::ExactSum::kTop] >= kTopBound) return false;
+  for (int i = 0; i < 3; ++i)
+    if (w[exact::ExactSum::kLimbs + i] < 0) return false;
+  return w.back() == 0;
+}
 exact::ExactSum exact_from_words(const std::vector<std::int64_t>& w) {
   exact::ExactSum s{};
   std::copy(w.begin(), w.begin() + exact::ExactSum::kLimbs, s.limb);
@@ -129,6 +140,13 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
   const hsize_t n = info.particles, steps = static_cast<hsize_t>(progress.step);
   if (block.state.size() != block.count * static_cast<std::uint64_t>(d) || block.log_weight.size() != block.count)
     throw Error(what + ": internal error: the particle block has inconsistent sizes");
+  // Every per-step series must hold one entry per step (they are written from their data()).
+  const FilterResult& r = progress.result;
+  bool sizes_ok = r.resampled.size() == steps && r.invalid_likelihoods.size() == steps;
+  for (const DoubleSeries& s : kDoubleSeries)
+    sizes_ok = sizes_ok && (r.*s.member).size() == (s.per_component ? steps * static_cast<hsize_t>(d) : steps);
+  for (const TrafficField& s : kTrafficFields) sizes_ok = sizes_ok && (r.traffic.*s.member).size() == steps;
+  if (!sizes_ok) throw Error(what + ": internal error: the run progress has series of inconsistent lengths");
 
   std::uint64_t checksum = block_checksum(block, d);
   MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, comm);  // wraps mod 2^64 on every rank alike
@@ -280,26 +298,20 @@ CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path
     const hsize_t T = static_cast<hsize_t>(step), D = static_cast<hsize_t>(dim);
     p.result.steps = p.step;
     p.result.state_dim = info.state_dim;
-    for (const DoubleSeries& s : kDoubleSeries) {
-      auto& v = p.result.*s.member;
-      v.resize(static_cast<std::size_t>(s.per_component ? T * D : T));
+    for (const DoubleSeries& s : kDoubleSeries)
       read_all(f, std::string("progress/") + s.name, H5T_NATIVE_DOUBLE,
-               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, v.data(), what);
-    }
-    p.result.resampled.resize(static_cast<std::size_t>(T));
-    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled.data(), what);
-    for (const TrafficField& s : kTrafficFields) {
-      auto& v = p.result.traffic.*s.member;
-      v.resize(static_cast<std::size_t>(T));
-      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, v.data(), what);
-    }
+               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, p.result.*s.member, what);
+    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled, what);
+    for (const TrafficField& s : kTrafficFields)
+      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, p.result.traffic.*s.member, what);
     // Absent in checkpoints written before the counts existed: none then.
     p.result.invalid_likelihoods.assign(static_cast<std::size_t>(T), 0);
     if (H5Lexists(f, "progress/invalid_likelihoods", H5P_DEFAULT) > 0)
-      read_all(f, "progress/invalid_likelihoods", H5T_NATIVE_UINT64, {T}, p.result.invalid_likelihoods.data(), what);
-    std::vector<std::int64_t> words(kExactWords);
-    read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words.data(),
-             what);
+      read_all(f, "progress/invalid_likelihoods", H5T_NATIVE_UINT64, {T}, p.result.invalid_likelihoods, what);
+    std::vector<std::int64_t> words;
+    read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words, what);
+    require(is_normal_exact_sum(words),
+            what + ": dataset '/progress/log_likelihood_exact' is not a normalised exact sum (damaged?)");
     p.log_likelihood = exact_from_words(words);
     if (progress_checksum(p) != stored_progress_sum)
       throw Error(what + ": the run progress does not match its checksum (the file is damaged)");
@@ -316,8 +328,6 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
   CheckpointBlock b;
   b.first_id = first_id;
   b.count = count;
-  b.state.resize(count * static_cast<std::uint64_t>(info.state_dim));
-  b.log_weight.resize(count);
   std::uint64_t stored = 0;
   std::string error;
   try {
@@ -326,9 +336,8 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
     const hid_t f = file.get();
     read_attribute(f, "particle_checksum", H5T_NATIVE_UINT64, &stored, what);
     read_block(f, "particles/state", H5T_NATIVE_DOUBLE, static_cast<hsize_t>(info.state_dim), info.particles, first_id,
-               count, b.state.data(), what);
-    read_block(f, "particles/log_weight", H5T_NATIVE_DOUBLE, 0, info.particles, first_id, count, b.log_weight.data(),
-               what);
+               count, b.state, what);
+    read_block(f, "particles/log_weight", H5T_NATIVE_DOUBLE, 0, info.particles, first_id, count, b.log_weight, what);
   } catch (const Error& e) {
     error = e.what();
   }

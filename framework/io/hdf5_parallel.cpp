@@ -133,9 +133,26 @@ hsize_t length_1d(hid_t file, const std::string& name, const std::string& what) 
   return n;
 }
 
-// Reads a whole dataset that must have exactly `dims`.
-void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims, void* out,
-              const std::string& what) {
+// Whether dataset `dset` of `file` really stores an array of `dims`: its allocated storage holds
+// that many elements and lies within the file. A damaged file can claim any shape (and HDF5 gives
+// a dataset that was never written its fill value), so a reader checks this before it allocates.
+bool stores(hid_t file, hid_t dset, const std::vector<hsize_t>& dims) {
+  Hid type(H5Dget_type(dset), H5Tclose);
+  hsize_t file_size = 0;
+  if (!type.valid() || H5Fget_filesize(file, &file_size) < 0) return false;
+  const hsize_t element = H5Tget_size(type.get());
+  if (element == 0) return false;
+  hsize_t n = 1;
+  for (hsize_t d : dims) {
+    if (d != 0 && n > file_size / element / d) return false;  // more elements than the file has bytes
+    n *= d;
+  }
+  const hsize_t storage = H5Dget_storage_size(dset);
+  return storage >= n * element && storage <= file_size;
+}
+
+Hid open_stored_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims,
+                        const std::string& what) {
   require(link_exists(file, name), what + ": no dataset '/" + name + "' (damaged?)");
   Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
@@ -143,32 +160,33 @@ void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::ve
   std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
   if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
   require(got == dims, what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
-  hsize_t n = 1;
-  for (hsize_t d : dims) n *= d;
-  if (n > 0)
-    require(H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0,
-            what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
+  require(stores(file, dset.get(), dims),
+          what + ": dataset '/" + name + "' holds less data than its shape says (truncated or damaged)");
+  return dset;
 }
 
-// Reads columns [first, first + count) of a (rows x N) or (N) dataset.
+void read_opened(hid_t dset, const std::string& name, hid_t mem_type, void* out, const std::string& what) {
+  require(H5Dread(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0,
+          what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
+}
+
 void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count,
-                void* out, const std::string& what) {
+                std::vector<double>& out, const std::string& what) {
   const bool two_d = rows > 0;
-  const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
-  require(link_exists(file, name), what + ": no dataset '/" + name + "' (damaged?)");
-  Hid dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
-  Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
-  require(space.valid(), what + ": cannot open dataset '/" + name + "'");
-  std::vector<hsize_t> got(static_cast<std::size_t>(std::max(0, H5Sget_simple_extent_ndims(space.get()))));
-  if (!got.empty()) H5Sget_simple_extent_dims(space.get(), got.data(), nullptr);
-  require(got == std::vector<hsize_t>(two_d ? dims : dims + 1, dims + 2),
-          what + ": dataset '/" + name + "' has the wrong shape (damaged?)");
+  const hsize_t offset[2] = {0, first}, extent[2] = {rows, count};
+  const std::vector<hsize_t> dims = two_d ? std::vector<hsize_t>{rows, n} : std::vector<hsize_t>{n};
+  Hid dset = open_stored_dataset(file, name, dims, what);
+  require(first <= n && count <= n - first, what + ": particles " + std::to_string(first) + ".." +
+                                                std::to_string(first + count) + " are not in '/" + name + "'");
+  out.resize(static_cast<std::size_t>(two_d ? rows * count : count));
   if (count == 0) return;
+  Hid space(H5Dget_space(dset.get()), H5Sclose);
   Hid memory(H5Screate_simple(two_d ? 2 : 1, two_d ? extent : extent + 1, nullptr), H5Sclose);
-  require(memory.valid() && H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
-                                                two_d ? extent : extent + 1, nullptr) >= 0,
+  require(space.valid() && memory.valid() &&
+              H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, two_d ? offset : offset + 1, nullptr,
+                                  two_d ? extent : extent + 1, nullptr) >= 0,
           what + ": cannot select this rank's block of '/" + name + "'");
-  require(H5Dread(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out) >= 0,
+  require(H5Dread(dset.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out.data()) >= 0,
           what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
 }
 

@@ -53,12 +53,27 @@ void read_attribute(hid_t location, const char* name, hid_t mem_type, void* out,
 std::string read_text_attribute(hid_t location, const char* name, const std::string& what);
 // The length of a 1-d dataset; throws if there is none.
 hsize_t length_1d(hid_t file, const std::string& name, const std::string& what);
-// Reads a whole dataset that must have exactly `dims`.
-void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims, void* out,
-              const std::string& what);
-// Reads columns [first, first + count) of a (rows x n) or (n) dataset.
+// Opens dataset `name`, which must have exactly `dims` and store them: its allocated storage holds
+// that many elements and lies within the file. A damaged file can claim any shape, so readers check
+// this before they allocate (found by tests/fuzz).
+Hid open_stored_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims,
+                        const std::string& what);
+void read_opened(hid_t dset, const std::string& name, hid_t mem_type, void* out, const std::string& what);
+// Reads a whole dataset that must have exactly `dims` into `out`, sized only once the file is known
+// to hold that much.
+template <class T>
+void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
+              std::vector<T>& out, const std::string& what) {
+  Hid dset = open_stored_dataset(file, name, dims, what);
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  out.resize(static_cast<std::size_t>(n));
+  if (n > 0) read_opened(dset.get(), name, mem_type, out.data(), what);
+}
+// Reads columns [first, first + count) of a (rows x n) or (n) dataset into `out` (sized after the
+// checks, as in read_all).
 void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count,
-                void* out, const std::string& what);
+                std::vector<double>& out, const std::string& what);
 
 // fsync of a file or directory, best effort.
 void sync_path(const std::string& path, bool is_directory);

@@ -35,6 +35,7 @@ class Hid {
   }
   Hid(const Hid&) = delete;
   Hid& operator=(const Hid&) = delete;
+  Hid(Hid&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }  // for returning one
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
   // Closes now; returns false if HDF5 reports a failure (for files: the final flush failed).

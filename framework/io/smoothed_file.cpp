@@ -78,20 +78,14 @@ SmoothedFile read_smoothed_file(const std::string& path) {
   out.method = read_text_attribute(f, "method", what);
   const hsize_t r = length_1d(f, "steps", what);
   const hsize_t d = static_cast<hsize_t>(dim);
-  m.steps.resize(r);
-  m.mean.resize(r * d);
-  m.variance.resize(r * d);
-  m.distinct_ancestors.resize(r);
-  read_all(f, "steps", H5T_NATIVE_INT32, {r}, m.steps.data(), what);
-  read_all(f, "smoothed_mean", H5T_NATIVE_DOUBLE, {r, d}, m.mean.data(), what);
-  read_all(f, "smoothed_variance", H5T_NATIVE_DOUBLE, {r, d}, m.variance.data(), what);
-  read_all(f, "distinct_ancestors", H5T_NATIVE_UINT64, {r}, m.distinct_ancestors.data(), what);
+  read_all(f, "steps", H5T_NATIVE_INT32, {r}, m.steps, what);
+  read_all(f, "smoothed_mean", H5T_NATIVE_DOUBLE, {r, d}, m.mean, what);
+  read_all(f, "smoothed_variance", H5T_NATIVE_DOUBLE, {r, d}, m.variance, what);
+  read_all(f, "distinct_ancestors", H5T_NATIVE_UINT64, {r}, m.distinct_ancestors, what);
   if (link_exists(f, "sampled_path_ids")) {
     const hsize_t paths = length_1d(f, "sampled_path_ids", what);
-    m.path_ids.resize(paths);
-    m.paths.resize(paths * r * d);
-    read_all(f, "sampled_path_ids", H5T_NATIVE_UINT64, {paths}, m.path_ids.data(), what);
-    read_all(f, "sampled_paths", H5T_NATIVE_DOUBLE, {paths, r, d}, m.paths.data(), what);
+    read_all(f, "sampled_path_ids", H5T_NATIVE_UINT64, {paths}, m.path_ids, what);
+    read_all(f, "sampled_paths", H5T_NATIVE_DOUBLE, {paths, r, d}, m.paths, what);
   }
   return out;
 }

@@ -209,8 +209,7 @@ TraceReader::TraceReader(const std::string& path) : path_(path), what_("trace '"
     info.configuration = read_text_attribute(file_, "configuration", what_);
     auto read_steps = [&](const char* name, std::vector<std::int32_t>& out) {
       const hsize_t n = length_1d(file_, name, what_);
-      out.resize(static_cast<std::size_t>(n));
-      read_all(file_, name, H5T_NATIVE_INT32, {n}, out.data(), what_);
+      read_all(file_, name, H5T_NATIVE_INT32, {n}, out, what_);
       require(std::is_sorted(out.begin(), out.end()) && std::adjacent_find(out.begin(), out.end()) == out.end() &&
                   (out.empty() || (out.front() >= 1 && out.back() <= steps)),
               what_ + ": '/" + name + "' is not an ascending list of steps 1.." + std::to_string(steps) + " (damaged?)");
@@ -230,17 +229,14 @@ TraceReader::~TraceReader() {
 void TraceReader::read_cloud(int t, std::vector<double>& state, std::vector<double>& log_weight) const {
   SilenceHdf5Errors silence;
   const hsize_t n = header_.info.particles, d = static_cast<hsize_t>(header_.info.state_dim);
-  state.resize(static_cast<std::size_t>(n * d));
-  log_weight.resize(static_cast<std::size_t>(n));
-  read_all(file_, step_path("cloud", t) + "/state", H5T_NATIVE_DOUBLE, {d, n}, state.data(), what_);
-  read_all(file_, step_path("cloud", t) + "/log_weight", H5T_NATIVE_DOUBLE, {n}, log_weight.data(), what_);
+  read_all(file_, step_path("cloud", t) + "/state", H5T_NATIVE_DOUBLE, {d, n}, state, what_);
+  read_all(file_, step_path("cloud", t) + "/log_weight", H5T_NATIVE_DOUBLE, {n}, log_weight, what_);
 }
 
 void TraceReader::read_ancestors(int t, std::vector<std::uint64_t>& ancestor) const {
   SilenceHdf5Errors silence;
   const hsize_t n = header_.info.particles;
-  ancestor.resize(static_cast<std::size_t>(n));
-  read_all(file_, step_path("genealogy", t) + "/ancestor", H5T_NATIVE_UINT64, {n}, ancestor.data(), what_);
+  read_all(file_, step_path("genealogy", t) + "/ancestor", H5T_NATIVE_UINT64, {n}, ancestor, what_);
   for (std::uint64_t a : ancestor)
     require(a < n, what_ + ": /genealogy/" + std::to_string(t) + "/ancestor holds an id >= N (damaged?)");
 }

@@ -69,7 +69,8 @@ std::string read_bytes(const std::string& path) {
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // memcmp must not see the null data() of an empty vector, even with a zero length (UBSan).
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // Reads CSV text written to a scratch file.

@@ -1,0 +1,37 @@
+# rsmc_check_warnings(): fails the configure step if a target that compiles rsmc's own C++ does not
+# link rsmc_warnings (-Wall -Wextra -Wpedantic [-Werror]), so no new library, executable, test or
+# tool can silently build without the warning flags. Called once, after every subdirectory.
+# Exempt: targets without C++ sources (rsmc_cuda_kernels: nvcc, with its own --Werror=all-warnings).
+function(_rsmc_collect_targets dir out)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _rsmc_collect_targets("${sub}" sub_targets)
+    list(APPEND targets ${sub_targets})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+function(rsmc_check_warnings)
+  _rsmc_collect_targets("${PROJECT_SOURCE_DIR}" targets)
+  set(missing "")
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      continue()
+    endif()
+    get_target_property(sources ${target} SOURCES)
+    list(FILTER sources INCLUDE REGEX "\\.(cpp|cc|cxx)$")
+    if(NOT sources)
+      continue()
+    endif()
+    get_target_property(libs ${target} LINK_LIBRARIES)
+    if(NOT libs MATCHES "(^|;|:)rsmc_warnings(>|;|$)")
+      list(APPEND missing ${target})
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "rsmc: these targets compile rsmc code without the warning flags; add "
+                        "rsmc_warnings to their target_link_libraries (PRIVATE): ${missing}")
+  endif()
+endfunction()
