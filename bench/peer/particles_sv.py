@@ -2,7 +2,7 @@
 """The peer comparison of `scripts/bench-peer.sh`: rsmc against the Python library `particles`
 (Chopin; PyPI `particles`) on the stochastic volatility model, the same parameters and the same data.
 
-Data: `rsmc simulate --model stochastic_volatility` writes T observations (CSV, header y1) once.
+Data: `rsmc simulate --model stochastic_volatility` writes T observations (CSV, one column) once.
 Both filters then run R times each with N particles and different seeds, resampling every step
 (systematic): rsmc `filter --ess-threshold 1`, `particles` a Bootstrap Feynman-Kac model with
 ESSrmin = 1. Prints one JSON line per N: the mean and standard error of each log-likelihood, the
@@ -64,10 +64,11 @@ def main():
                           "reason": f"the Python library particles cannot be imported: {e}"}))
         return 0
     with open(args.data) as f:
-        header = f.readline().strip()
-        y = np.array([float(line.split(",")[0]) for line in f if line.strip()])
-    if header.split(",")[0].strip() != "y1":
-        sys.exit(f"particles_sv.py: {args.data}: expected a CSV with header y1, got '{header}'")
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    header, rows = lines[0], lines[1:]
+    if "," in header:
+        sys.exit(f"particles_sv.py: {args.data}: expected a CSV with one column (the returns), got header '{header}'")
+    y = np.array([float(row) for row in rows])
     model = ssm.StochVol(mu=args.mu, rho=args.phi, sigma=args.sigma)
     mpiexec = args.mpiexec.split()
     for n in [int(float(x)) for x in args.particles.split(",")]:
