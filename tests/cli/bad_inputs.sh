@@ -34,7 +34,7 @@ expect_error() {
     fail "expected failure, got exit 0: rsmc $*"
   elif [ "$lines" -ne 1 ]; then
     fail "expected exactly one 'rsmc: error:' line, got $lines: rsmc $*"; cat "$WORK/stderr"
-  elif ! grep '^rsmc: error:' "$WORK/stderr" | grep -q -- "$pattern"; then
+  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
     fail "error line does not mention '$pattern': rsmc $*"; cat "$WORK/stderr"
   elif [ -e "$out" ] || compgen -G "$WORK/.out.h5.tmp*" >/dev/null; then
     fail "an output file was written despite the error: rsmc $*"

@@ -116,9 +116,9 @@ expect_refusal "resampling: the checkpoint has 'resampling = \"systematic\"', th
 expect_refusal "no checkpoint-<step>.h5" latest --checkpoint-dir empty_dir
 cmp -s "$good" ck/checkpoint-000000050.h5 || fail "a refused restart changed the checkpoint"
 # rsmc info verifies checkpoints as a restart would, and describes result files.
-rsmc_np 1 info "$good" | grep -q "checksums verified" || fail "rsmc info on a good checkpoint"
+output_has "checksums verified" rsmc_np 1 info "$good" || fail "rsmc info on a good checkpoint"
 if rsmc_np 1 info flipped.h5 >/dev/null 2>&1; then fail "rsmc info accepted a bit-flipped checkpoint"; fi
-rsmc_np 1 info full.h5 | grep -q "log-likelihood:" || fail "rsmc info on a result file"
+output_has "log-likelihood:" rsmc_np 1 info full.h5 || fail "rsmc info on a result file"
 
 # ---- 5. a degenerate filter (every weight zero at step 5: an observation of 1e200 makes every
 # log-likelihood -inf): exit code 3, one error line, no result file, and a checkpoint of step 4

@@ -27,6 +27,16 @@ signal_after() {
   wait "$pid" || SIGNAL_RC=$?
 }
 
+# output_has PATTERN CMD...: CMD succeeds and its standard output has a line matching PATTERN. The output
+# is captured first: `CMD | grep -q PATTERN` under pipefail fails at random, when grep exits on the
+# first match and CMD, still writing, dies of SIGPIPE.
+output_has() {
+  local pattern=$1 out
+  shift
+  out=$("$@") || return 1
+  grep -q -- "$pattern" <<<"$out"
+}
+
 fail() {
   echo "FAIL: $*"
   FAILURES=$((FAILURES + 1))

@@ -23,7 +23,7 @@ done
 rsmc_np 1 filter --config "$WORK/run.toml" --seed 12 -o "$WORK/override.h5" || fail "run with --config and --seed"
 rsmc_np 1 filter ${flags/--seed 11/--seed 12} --quiet -o "$WORK/flags12.h5" || fail "run with flags, seed 12"
 "$H5_DATASETS_EQUAL" "$WORK/override.h5" "$WORK/flags12.h5" || fail "a command-line flag did not override the file"
-h5dump -a /configuration "$WORK/config_3.h5" | grep -q 'local_sampler = "forest"' ||
+output_has 'local_sampler = "forest"' h5dump -a /configuration "$WORK/config_3.h5" ||
   fail "the result file's configuration does not show the file's settings"
 # Model parameters under [parameters]: `rsmc simulate` and `rsmc filter` read the same file; the result
 # records the parameters used, and the filter is a local level model (state dimension 1).
@@ -41,6 +41,6 @@ TOML
 rsmc_np 1 simulate --config "$WORK/level.toml" -o "$WORK/level.csv" >/dev/null || fail "simulate --config"
 [ "$(head -1 "$WORK/level.csv")" = "y1" ] || fail "simulate --config: not a one-component series"
 rsmc_np 2 filter --config "$WORK/level.toml" --data "$WORK/level.csv" -o "$WORK/level.h5" || fail "filter --config local_level"
-h5dump -a /parameters "$WORK/level.h5" | grep -q "Q = \[\[2.5\]\]" || fail "the result does not record sigma_eta2 = 2.5 as Q"
-h5dump -d /filtered_mean "$WORK/level.h5" | grep -q "DATASPACE  SIMPLE { ( 30, 1 )" || fail "local_level: not 30 x 1 means"
+output_has "Q = \[\[2.5\]\]" h5dump -a /parameters "$WORK/level.h5" || fail "the result does not record sigma_eta2 = 2.5 as Q"
+output_has "DATASPACE  SIMPLE { ( 30, 1 )" h5dump -d /filtered_mean "$WORK/level.h5" || fail "local_level: not 30 x 1 means"
 finish

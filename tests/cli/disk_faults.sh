@@ -27,7 +27,7 @@ rsmc_np 2 filter $run --quiet -o out.h5 --checkpoint-every 1 --keep-checkpoints 
 [ ! -e out.h5 ] || fail "full disk: a result file was written"
 ls full/checkpoint-*.h5 >/dev/null 2>&1 || fail "full disk: no earlier checkpoint survived"
 for ck in full/checkpoint-*.h5; do
-  rsmc_np 1 info "$ck" | grep -q "checksums verified" || fail "full disk: $ck is damaged"
+  output_has "checksums verified" rsmc_np 1 info "$ck" || fail "full disk: $ck is damaged"
 done
 cp full/checkpoint-*.h5 . && mkdir -p kept && mv checkpoint-*.h5 kept/
 rsmc_np 2 filter $run --quiet -o restarted.h5 --restart latest --checkpoint-dir kept || fail "restart after a full disk"

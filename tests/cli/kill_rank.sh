@@ -30,7 +30,7 @@ wait "$job" || rc=$?
 [ "$rc" -ne 0 ] || fail "the job reported success although a rank was killed"
 [ ! -e killed.h5 ] || fail "a result file was written by the killed job"
 latest=$(compgen -G "ck/checkpoint-*.h5" | sort | tail -1)
-rsmc_np 1 info "$latest" | grep -q "checksums verified" || fail "the newest checkpoint $latest is not valid"
+output_has "checksums verified" rsmc_np 1 info "$latest" || fail "the newest checkpoint $latest is not valid"
 rsmc_np 3 filter $run --quiet -o restarted.h5 --restart latest --checkpoint-dir ck || fail "restart on 3 ranks"
 "$H5_DATASETS_EQUAL" --ignore /resampling_traffic full.h5 restarted.h5 >/dev/null ||
   fail "the restart after a killed rank differs from the uninterrupted run"

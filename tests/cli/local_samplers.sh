@@ -23,7 +23,7 @@ for scheme in systematic stratified multinomial residual; do
   "$H5_DATASETS_EQUAL" --ignore /resampling_traffic "${files[@]}" ||
     fail "datasets differ across local samplers or rank counts ($scheme)"
   # The file says which sampler ran.
-  h5dump -a /local_sampler "$WORK/${scheme}_forest_p3.h5" | grep -q '"forest"' ||
+  output_has '"forest"' h5dump -a /local_sampler "$WORK/${scheme}_forest_p3.h5" ||
     fail "result file does not record local_sampler = forest ($scheme)"
   rm -f "${files[@]}"
 done
@@ -38,7 +38,7 @@ rsmc_np 2 filter $config --quiet --output "$WORK/search.h5" || fail "search run"
 if "$H5_DATASETS_EQUAL" "$WORK/alias_a.h5" "$WORK/search.h5" >/dev/null 2>&1; then
   fail "alias and search gave identical datasets (the alias sampler was not used?)"
 fi
-h5dump -a /local_sampler "$WORK/alias_a.h5" | grep -q '"alias"' || fail "alias result does not record local_sampler"
-h5dump -a /p_invariant "$WORK/alias_a.h5" | grep -q '(0): 0' || fail "alias result does not record p_invariant = 0"
-h5dump -a /p_invariant "$WORK/search.h5" | grep -q '(0): 1' || fail "search result does not record p_invariant = 1"
+output_has '"alias"' h5dump -a /local_sampler "$WORK/alias_a.h5" || fail "alias result does not record local_sampler"
+output_has '(0): 0' h5dump -a /p_invariant "$WORK/alias_a.h5" || fail "alias result does not record p_invariant = 0"
+output_has '(0): 1' h5dump -a /p_invariant "$WORK/search.h5" || fail "search result does not record p_invariant = 1"
 finish

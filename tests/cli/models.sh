@@ -15,5 +15,5 @@ for m in $models; do
 done
 printf 'model = "lorenz96"\n[parameters]\nd = 60\nobs_every = 3\n' >"$WORK/l96.toml"
 rsmc_np 2 filter --config "$WORK/l96.toml" --particles 300 --steps 4 --quiet -o "$WORK/l96.h5" || fail "lorenz96 d = 60"
-h5dump -d /filtered_mean "$WORK/l96.h5" | grep -q "DATASPACE  SIMPLE { ( 4, 60 )" || fail "lorenz96: d = 60 not applied"
+output_has "DATASPACE  SIMPLE { ( 4, 60 )" h5dump -d /filtered_mean "$WORK/l96.h5" || fail "lorenz96: d = 60 not applied"
 finish

@@ -90,7 +90,7 @@ rsmc_np 3 filter --config all_nan.toml --data zeros.csv --particles 300 --invali
   grep -q "^rsmc: error: filter degenerate at step 1: every particle has zero weight (300 of them had a NaN or +inf log-likelihood)" degen.txt ||
   fail "all NaN, zero-weight: unexpected error: $(cat degen.txt)"
 [ ! -e degen.h5 ] || fail "all NaN, zero-weight: a result file was written"
-rsmc_np 1 info degen/checkpoint-000000000.h5 | grep -q "checksums verified" ||
+output_has "checksums verified" rsmc_np 1 info degen/checkpoint-000000000.h5 ||
   fail "all NaN, zero-weight: no valid checkpoint of step 0"
 rc=0
 rsmc_np 2 filter --config all_nan.toml --data zeros.csv --particles 300 --quiet 2>all_err.txt || rc=$?

@@ -8,7 +8,7 @@ python=${PYTHON:-/usr/bin/python3}
 [ -x "$python" ] || python=python3
 
 rsmc_np 2 filter --particles 2000 --steps 30 --quiet -o "$WORK/result.h5" || fail "filter"
-h5dump -d /true_state "$WORK/result.h5" | grep -q "DATASPACE  SIMPLE { ( 30, 2 )" ||
+output_has "DATASPACE  SIMPLE { ( 30, 2 )" h5dump -d /true_state "$WORK/result.h5" ||
   fail "the result of simulated data has no 30 x 2 /true_state"
 "$python" "$plot" "$WORK/result.h5" -o "$WORK/result.png" >/dev/null || fail "plot.py failed"
 [ "$(head -c 8 "$WORK/result.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "not a PNG file"

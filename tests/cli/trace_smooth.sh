@@ -61,7 +61,7 @@ for s in expected:
 PY
 rsmc_np 2 smooth "$WORK/every4.h5" -o "$WORK/every4_smoothed.h5" >"$WORK/smooth.txt" || fail "smooth of --trace-every 4"
 grep -q "smoothed 4 recorded steps" "$WORK/smooth.txt" || fail "smooth: unexpected summary: $(cat "$WORK/smooth.txt")"
-"$RSMC" info "$WORK/every4_smoothed.h5" | grep -q "rsmc smoothed moments" || fail "rsmc info on a smoothed file"
+output_has "rsmc smoothed moments" "$RSMC" info "$WORK/every4_smoothed.h5" || fail "rsmc info on a smoothed file"
 if "$python" -c "import matplotlib" 2>/dev/null; then
   "$python" "$(dirname "$0")/../../tools/plot.py" "$WORK/every4_result.h5" --smoothed "$WORK/every4_smoothed.h5" \
     -o "$WORK/smoothed.png" >/dev/null || fail "plot.py --smoothed"
@@ -90,7 +90,7 @@ PY
 # An independent smoother (numpy, tracing all N paths through /genealogy) gives the same moments, and
 # the --paths trajectories are the traced states of their particles.
 rsmc_np 2 smooth "$WORK/every1.h5" -o "$WORK/paths.h5" --paths 7 --quiet || fail "smooth --paths 7"
-"$RSMC" info "$WORK/paths.h5" | grep -q "sampled paths:        7" || fail "rsmc info: no sampled paths"
+output_has "sampled paths:        7" "$RSMC" info "$WORK/paths.h5" || fail "rsmc info: no sampled paths"
 "$python" - "$WORK/every1.h5" "$WORK/paths.h5" <<'PY' || fail "the smoothed file disagrees with a numpy genealogy smoother"
 import sys, h5py, numpy as np
 t, s = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
@@ -122,7 +122,7 @@ rc=$SIGNAL_RC
 if [ "$rc" -eq 75 ]; then
   checkpoint=$(ls "$WORK"/sig_ck/checkpoint-*.h5)
   step=$((10#$(basename "$checkpoint" .h5 | sed 's/checkpoint-//')))
-  "$RSMC" info "$WORK/sig_trace.h5" | grep -q "steps covered:        1..$step\$" ||
+  output_has "steps covered:        1..$step\$" "$RSMC" info "$WORK/sig_trace.h5" ||
     fail "SIGTERM: the trace does not cover the checkpointed steps 1..$step: $("$RSMC" info "$WORK/sig_trace.h5" | head -6)"
   "$RSMC" smooth "$WORK/sig_trace.h5" -o "$WORK/sig_smoothed.h5" --quiet || fail "smooth of an interrupted run's trace"
 else
@@ -139,7 +139,7 @@ expect_error() {
     fail "expected failure, got exit 0: rsmc $*"
   elif [ "$lines" -ne 1 ]; then
     fail "expected exactly one 'rsmc: error:' line, got $lines: $(cat "$WORK/stderr")"
-  elif ! grep '^rsmc: error:' "$WORK/stderr" | grep -q -- "$pattern"; then
+  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
     fail "error line does not mention '$pattern': $(cat "$WORK/stderr")"
   else
     echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
@@ -167,5 +167,5 @@ compgen -G "$WORK/.*.tmp*" >/dev/null && fail "a temporary file was left behind:
 
 # --overwrite replaces an existing trace.
 rsmc_np 2 filter --steps 3 --particles 100 --trace "$WORK/existing.h5" --overwrite --quiet || fail "--trace --overwrite"
-"$RSMC" info "$WORK/existing.h5" | grep -q "rsmc trace" || fail "--overwrite did not replace the file with a trace"
+output_has "rsmc trace" "$RSMC" info "$WORK/existing.h5" || fail "--overwrite did not replace the file with a trace"
 finish

@@ -28,7 +28,7 @@ config_args=()
 for f in bin/rsmc include/rsmc/framework/engine/bootstrap_filter.hpp include/rsmc/models/linear_gaussian.hpp; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $prefix/$f was not installed"; exit 1; }
 done
-config=$(find "$prefix" -path '*/cmake/rsmc/rsmcConfig.cmake' | head -n 1)
+config=$(find "$prefix" -path '*/cmake/rsmc/rsmcConfig.cmake' -print -quit)
 [ -n "$config" ] || { echo "FAIL: no rsmcConfig.cmake under $prefix"; exit 1; }
 [ -e "$(dirname "$config")/rsmcConfigVersion.cmake" ] || { echo "FAIL: no rsmcConfigVersion.cmake"; exit 1; }
 
@@ -47,7 +47,7 @@ cmake_args=(-S "$RSMC_SOURCE_DIR/examples/random_walk" -B "$tmp/consumer" -DCMAK
 [ -n "$RSMC_BUILD_CONFIG" ] && cmake_args+=(-DCMAKE_BUILD_TYPE="$RSMC_BUILD_CONFIG")
 "$CMAKE_COMMAND" "${cmake_args[@]}"
 "$CMAKE_COMMAND" --build "$tmp/consumer" "${config_args[@]}"
-consumer=$(find "$tmp/consumer" -type f -name consumer -perm -u+x | head -n 1)
+consumer=$(find "$tmp/consumer" -type f -name consumer -perm -u+x -print -quit)
 [ -n "$consumer" ] || { echo "FAIL: the consumer executable was not built"; exit 1; }
 
 step "run the consumer on 2 ranks"
@@ -55,7 +55,7 @@ step "run the consumer on 2 ranks"
 "$MPIEXEC" -n 2 $MPIEXEC_FLAGS "$consumer"
 
 step "the standard command line with the example's model (rsmc-random-walk)"
-driver=$(find "$tmp/consumer" -type f -name rsmc-random-walk -perm -u+x | head -n 1)
+driver=$(find "$tmp/consumer" -type f -name rsmc-random-walk -perm -u+x -print -quit)
 [ -n "$driver" ] || { echo "FAIL: rsmc-random-walk was not built"; exit 1; }
 models=$("$driver" models)
 for m in random_walk linear_gaussian; do

@@ -109,12 +109,12 @@ unset PARTICLES STEPS SEED
 
 if finished "CPU job (auto launcher)" "$cpu_id" 120; then
   same "CPU job vs direct mpiexec" direct.h5 cpu.h5
-  if srun --mpi=list 2>&1 | grep -qw pmix; then expect_log "CPU job" cpu.out "2 ranks with srun"; fi
+  if grep -qw pmix <<<"$(srun --mpi=list 2>&1)"; then expect_log "CPU job" cpu.out "2 ranks with srun"; fi
 fi
 finished "CPU job (LAUNCHER=mpirun)" "$cpu_mpirun_id" 120 && same "CPU job with mpirun vs direct" direct.h5 cpu_mpirun.h5
 if finished "GPU job, GPUs granted but not visible" "$gpu_id" 120; then
   same "GPU job fallback vs direct" direct.h5 gpu.h5
-  if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  if output_has '^GPU' nvidia-smi -L 2>/dev/null; then
     echo "note: this machine has a GPU; the pretend-GPU job ran the GPU path"
   else
     expect_log "GPU job" gpu.out "none visible.*falling back to the CPU build"
@@ -126,7 +126,7 @@ if finished "GPU job, no GPU requested" "$nogpu_id" 120; then
 fi
 if finished "GPU job, GPU_FALLBACK=fail" "$gpufail_id" 120 FAILED; then
   [ ! -e gpufail.h5 ] || fail "GPU_FALLBACK=fail wrote a result"
-  nvidia-smi -L 2>/dev/null | grep -q '^GPU' || expect_log "GPU_FALLBACK=fail" gpufail.out "stopping without running"
+  output_has '^GPU' nvidia-smi -L 2>/dev/null || expect_log "GPU_FALLBACK=fail" gpufail.out "stopping without running"
 fi
 echo "CPU and GPU jobs checked at $((SECONDS - t0)) s"
 
