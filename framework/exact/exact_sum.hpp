@@ -99,27 +99,25 @@ struct ExactSum {
 
   // this += x, exactly. A handful of integer operations; no carry propagation.
   RSMC_HOST_DEVICE void add(double x) {
-    const std::uint64_t bits = detail::double_bits(x);
-    const unsigned biased = static_cast<unsigned>(bits >> 52) & 0x7ffu;
-    const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
-    if (biased == 0x7ffu) {  // inf or NaN
-      if (frac != 0)
+    const detail::DoubleParts p = detail::double_parts(detail::double_bits(x));
+    if (p.biased == 0x7ffu) {  // inf or NaN
+      if (p.fraction != 0)
         ++nonfinite[kNaN];
       else
-        ++nonfinite[(bits >> 63) ? kNegInf : kPosInf];
+        ++nonfinite[p.sign_mask != 0 ? kNegInf : kPosInf];
       return;
     }
     if (pending >= kMaxPending) normalize();
     ++pending;
     // x = m * 2^(pos - 1074) with m < 2^53 and pos in [0, 2045].
-    const std::uint64_t m = biased ? (frac | (std::uint64_t{1} << 52)) : frac;
-    const int pos = biased ? static_cast<int>(biased) - 1 : 0;
+    const std::uint64_t m = p.mantissa;
+    const int pos = p.position;
     const int k = pos >> 5;
     const int s = pos & 31;
     const std::uint64_t lo = m << s;                 // bits 0..63 of m * 2^s (mod 2^64)
     const std::uint64_t hi = (m >> 32) >> (32 - s);  // bits 64..84 of m * 2^s; 0 when s == 0
     // Branch-free sign: neg is 0 or -1; (d ^ neg) - neg is d or -d.
-    const std::int64_t neg = -static_cast<std::int64_t>(bits >> 63);
+    const std::int64_t neg = p.sign_mask;
     const std::int64_t d0 = static_cast<std::int64_t>(lo & 0xffffffffu);
     const std::int64_t d1 = static_cast<std::int64_t>(lo >> 32);
     const std::int64_t d2 = static_cast<std::int64_t>(hi);
@@ -147,6 +145,25 @@ struct ExactSum {
                                     static_cast<std::uint64_t>(lo >> 64) & 0xffffffffu,
                                     static_cast<std::uint64_t>(lo >> 96), top};
     for (int j = 0; j < 5; ++j) limb[k + j] += (static_cast<std::int64_t>(digit[j]) ^ neg) - neg;
+  }
+
+  // this += v * 2^(pos - 1074), exactly, for any int64 v and 0 <= pos <= 2045 (ExactSumBins' bins:
+  // a sum of mantissas of one binary exponent). |v| 2^(pos mod 32) < 2^95 touches three digits, the
+  // highest at most digit 65, each by less than 2^32: one pending add, as for add().
+  RSMC_HOST_DEVICE void add_int64(std::int64_t v, int pos) {
+    if (pending >= kMaxPending) normalize();
+    ++pending;
+    const std::int64_t neg = v < 0 ? -1 : 0;
+    // |v| as unsigned: correct for INT64_MIN too (two's complement wrap-around of the negation).
+    const std::uint64_t magnitude = v < 0 ? ~static_cast<std::uint64_t>(v) + 1 : static_cast<std::uint64_t>(v);
+    const detail::u128 u = static_cast<detail::u128>(magnitude) << (pos & 31);
+    const int k = pos >> 5;
+    const std::int64_t d0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(u) & 0xffffffffu);
+    const std::int64_t d1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(u >> 32) & 0xffffffffu);
+    const std::int64_t d2 = static_cast<std::int64_t>(static_cast<std::uint64_t>(u >> 64));
+    limb[k] += (d0 ^ neg) - neg;
+    limb[k + 1] += (d1 ^ neg) - neg;
+    limb[k + 2] += (d2 ^ neg) - neg;
   }
 
   // this += o, exactly. o may be *this.

@@ -43,16 +43,14 @@ struct ExactSumWindow {
 
   // target += x, exactly (through the window when x fits).
   RSMC_HOST_DEVICE void add(double x, ExactSum& target) {
-    const std::uint64_t bits = detail::double_bits(x);
-    const unsigned biased = static_cast<unsigned>(bits >> 52) & 0x7ffu;
-    if (biased == 0x7ffu) {  // inf, NaN: counted by the ExactSum
+    const detail::DoubleParts p = detail::double_parts(detail::double_bits(x));
+    if (p.biased == 0x7ffu) {  // inf, NaN: counted by the ExactSum
       target.add(x);
       return;
     }
     if (count == kMaxTerms) flush(target);
-    const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
-    const std::uint64_t m = biased ? (frac | (std::uint64_t{1} << 52)) : frac;
-    const int pos = biased ? static_cast<int>(biased) - 1 : 0;
+    const std::uint64_t m = p.mantissa;
+    const int pos = p.position;
     if (base < 0) base = pos > kBelow ? pos - kBelow : 0;
     const int shift = pos - base;
     if (shift < 0 || shift > kSpan) {
@@ -61,7 +59,7 @@ struct ExactSumWindow {
     }
     ++count;
     const detail::i128 term = static_cast<detail::i128>(m) << shift;
-    acc += (bits >> 63) ? -term : term;
+    acc += p.sign_mask != 0 ? -term : term;
   }
 
   // Moves the window's sum into target; the window is empty afterwards.

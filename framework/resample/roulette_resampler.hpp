@@ -103,13 +103,26 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   const std::uint64_t block_first = dist.first(rank);
 
   // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
-  ResampleWorkspace<MemorySpace>::reserve(workspace.ancestor, plan.held.size(), "rsmc::ancestor");
+  // Two spare entries let the common counts 0, 1 and 2 be written with two unconditional stores (a
+  // loop of count iterations mispredicts at almost every particle); the spares are never read.
+  ResampleWorkspace<MemorySpace>::reserve(workspace.ancestor, plan.held.size() + 2, "rsmc::ancestor");
   const auto ancestor = workspace.ancestor;
   {
     auto host = Kokkos::create_mirror_view(ancestor);
+    std::uint64_t* out = host.data();
+    const std::uint64_t* counts = selection.counts.data();
     std::size_t pos = 0;
-    for (std::size_t i = 0; i < selection.counts.size(); ++i)
-      for (std::uint64_t c = 0; c < selection.counts[i]; ++c) host(pos++) = i;
+    for (std::size_t i = 0; i < selection.counts.size(); ++i) {
+      const std::uint64_t c = counts[i];
+      if (c <= 2) {
+        out[pos] = i;
+        out[pos + 1] = i;
+      } else {
+        for (std::uint64_t k = 0; k < c; ++k) out[pos + k] = i;
+      }
+      pos += c;
+    }
+    if (pos != plan.held.size()) throw Error("internal error: offspring counts do not add up to the held offspring");
     Kokkos::deep_copy(ancestor, host);
   }
   const auto state = store.state;

@@ -151,15 +151,12 @@ class EvenlySpacedPoints {
     const u128 lo_product = q_lo * u;  // < 2^106
     return {q_hi * u + (lo_product >> 53), (lo_product & (kTwo53 - 1)) * n_ + r_ * u};
   }
-  // floor(base + rest / N + T u / (N 2^53)), with t = terms(u).
+  // floor(base + rest / N + T u / (N 2^53)), with t = terms(u). The carry (0, 1 or 2) comes from two
+  // comparisons, not a loop: a data-dependent trip count would mispredict at random points.
   u128 combine(u128 base, u128 rest, const OffsetTerms& t) const {
     const u128 denominator = n_ * kTwo53;
-    u128 fraction = rest * kTwo53 + t.fraction;  // < 3 N 2^53
-    u128 carry = 0;
-    while (fraction >= denominator) {
-      fraction -= denominator;
-      ++carry;
-    }
+    const u128 fraction = rest * kTwo53 + t.fraction;  // < 3 N 2^53 < 2^119
+    const u128 carry = u128(fraction >= denominator) + u128(fraction >= 2 * denominator);
     return base + t.whole + carry;
   }
 

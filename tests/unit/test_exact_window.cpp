@@ -1,18 +1,22 @@
-// ExactSumWindow (framework/exact/exact_window.hpp): a window in front of an ExactSum must leave
-// exactly the value plain ExactSum::add calls give, i.e. the same bytes after normalisation, for
-// terms of any magnitudes, signs, subnormals, non-finite values, and more terms than one window holds.
+// The exact front ends of ExactSum, ExactSumWindow (framework/exact/exact_window.hpp) and
+// ExactSumBins (exact_bins.hpp): either in front of an ExactSum must leave exactly the value plain
+// ExactSum::add calls give, i.e. the same bytes after normalisation, for terms of any magnitudes,
+// signs, subnormals, non-finite values, and more terms than one window or one flush of bins holds.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "framework/exact/exact_bins.hpp"
 #include "framework/exact/exact_sum.hpp"
 #include "framework/exact/exact_window.hpp"
 
 using rsmc::exact::ExactSum;
+using rsmc::exact::ExactSumBins;
 using rsmc::exact::ExactSumWindow;
 
 namespace {
@@ -32,17 +36,37 @@ void sum_both(const std::vector<double>& xs, ExactSum& plain, ExactSum& windowed
   windowed.normalize();
 }
 
+// Through bins, flushed every ExactSumBins::kMaxTermsPerFlush terms (as reduce_exact does) and at the
+// end; normalised. The bins object is large: static, and empty between calls (flush empties it).
+void sum_binned(const std::vector<double>& xs, ExactSum& binned) {
+  static ExactSumBins bins{};
+  binned.clear();
+  std::uint32_t since_flush = 0;
+  for (double x : xs) {
+    bins.add(x, binned);
+    if (++since_flush == ExactSumBins::kMaxTermsPerFlush) {
+      bins.flush(binned);
+      since_flush = 0;
+    }
+  }
+  bins.flush(binned);
+  binned.normalize();
+}
+
 void check_same(const std::vector<double>& xs) {
-  ExactSum plain, windowed;
+  ExactSum plain, windowed, binned;
   sum_both(xs, plain, windowed);
+  sum_binned(xs, binned);
   CHECK(std::memcmp(&plain, &windowed, sizeof(ExactSum)) == 0);
-  const double a = plain.to_double(), b = windowed.to_double();
+  CHECK(std::memcmp(&plain, &binned, sizeof(ExactSum)) == 0);
+  const double a = plain.to_double(), b = windowed.to_double(), c = binned.to_double();
   CHECK(std::memcmp(&a, &b, sizeof(double)) == 0);
+  CHECK(std::memcmp(&a, &c, sizeof(double)) == 0);
 }
 
 }  // namespace
 
-TEST_CASE("ExactSumWindow equals plain ExactSum on weight-like terms", "[exact]") {
+TEST_CASE("ExactSumWindow and ExactSumBins equal plain ExactSum on weight-like terms", "[exact]") {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> lw(-60.0, 0.0), x(-30.0, 30.0);
   std::vector<double> w, wx, wxx;
@@ -57,7 +81,7 @@ TEST_CASE("ExactSumWindow equals plain ExactSum on weight-like terms", "[exact]"
   check_same(wxx);
 }
 
-TEST_CASE("ExactSumWindow equals plain ExactSum on extreme and mixed terms", "[exact]") {
+TEST_CASE("ExactSumWindow and ExactSumBins equal plain ExactSum on extreme and mixed terms", "[exact]") {
   const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
   check_same({});
   check_same({0.0, -0.0});
@@ -83,4 +107,32 @@ TEST_CASE("ExactSumWindow flushes before its term count can overflow the window"
   check_same(xs);
   for (auto& x : xs) x = -x;
   check_same(xs);
+}
+
+TEST_CASE("ExactSumBins: a full flush of the largest terms of one binade stays exact", "[exact]") {
+  // kMaxTermsPerFlush terms with the largest mantissa (2^53 - 1) in one bin, both signs, at the top
+  // binade (the bin's value meets ExactSum::add_int64 at its highest position) and the subnormal ones.
+  const double top = std::numeric_limits<double>::max(), sub = std::nextafter(std::numeric_limits<double>::min(), 0.0);
+  for (double v : {top, -top, sub, -sub, std::nextafter(2.0, 0.0), -std::nextafter(1.0, 0.0)}) {
+    std::vector<double> xs(3 * ExactSumBins::kMaxTermsPerFlush + 1, v);
+    check_same(xs);
+  }
+}
+
+TEST_CASE("ExactSum::add_int64 equals adding the same integer as doubles", "[exact]") {
+  // v 2^(pos - 1074) for extreme v (including INT64_MIN) and positions at the ends of the range.
+  for (const std::int64_t v : {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(),
+                               std::int64_t{1}, std::int64_t{-1}, std::int64_t{0x123456789abcdef}}) {
+    for (const int pos : {0, 1, 31, 32, 1000, 1074, 1950, 2045 - 63}) {
+      ExactSum a{}, b{};
+      a.add_int64(v, pos);
+      // v = hi 2^32 + lo with both parts exact doubles; scale by 2^(pos - 1074) (exact: no rounding).
+      const std::int64_t hi = v >> 32, lo = v - hi * (std::int64_t{1} << 32);
+      b.add(std::ldexp(static_cast<double>(hi), pos - 1074 + 32));
+      b.add(std::ldexp(static_cast<double>(lo), pos - 1074));
+      a.normalize();
+      b.normalize();
+      CHECK(std::memcmp(&a, &b, sizeof(ExactSum)) == 0);
+    }
+  }
 }
