@@ -55,7 +55,13 @@ RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double 
     const double scaled = e * kTwo64;   // exact scaling by a power of two
     if (scaled >= kTwo64) return kMax;  // exp(d) rounded to 1 for tiny |d|
     if (scaled < 1.0) return 0;
-    return static_cast<std::uint64_t>(scaled);  // in [1, 2^64): truncation is floor
+    // scaled in [1, 2^64): truncation is floor. Converted without a branch on scaled >= 2^63 (which
+    // the compiler's own double-to-uint64 conversion takes, and which random weights mispredict half
+    // the time): subtracting 2^63 from a double in [2^63, 2^64) is exact, and so is the int64 cast.
+    constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact
+    const std::uint64_t high = scaled >= kTwo63 ? 1 : 0;
+    const double low_part = scaled - kTwo63 * static_cast<double>(high);
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(low_part)) | (high << 63);
 }
 
 // floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf

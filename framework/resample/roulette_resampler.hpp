@@ -45,14 +45,17 @@ exact::u128 compute_fixed_weights(const Kokkos::View<double*, MemorySpace>& log_
   std::vector<std::uint64_t>& out = workspace.fixed_host;
   out.resize(n);
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    exact::u128 total = 0;
+    // The 128-bit total as two 64-bit registers (a u128 accumulator is kept on the stack, a
+    // store-to-load chain per particle).
+    std::uint64_t low = 0, carries = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t f = given ? exact::fixed_weight_given_exp(log_weight(i), max_log_weight, e(i))
                                     : exact::fixed_weight(log_weight(i), max_log_weight);
       out[i] = f;
-      total += f;
+      low += f;
+      carries += low < f ? 1 : 0;
     }
-    return total;
+    return (exact::u128(carries) << 64) | low;
   } else {
     ResampleWorkspace<MemorySpace>::reserve(workspace.fixed, n, "rsmc::fixed_weight");
     const auto fixed = workspace.fixed;

@@ -278,6 +278,22 @@ TEST_CASE("fixed_weight: edge values", "[exact_integers]") {
     CHECK(fixed_weight(-1e308, 1e308) == 0);  // d = -inf after rounding
 }
 
+TEST_CASE("fixed_weight_given_exp converts exactly on both sides of 2^63", "[exact_integers]") {
+    // e 2^64 is an integer for these e, so the floor is that integer exactly; the conversion of
+    // values at and above 2^63 takes the subtract-2^63 path, below it the plain one.
+    using rsmc::exact::fixed_weight_given_exp;
+    const std::uint64_t two63 = std::uint64_t{1} << 63;
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0.5) == two63);
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0.75) == two63 + (two63 >> 1));
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, std::nextafter(1.0, 0.0)) == kAllOnes - 2047);  // 2^64 - 2^11
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, std::nextafter(0.5, 0.0)) == two63 - 1024);     // 2^63 - 2^10
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0.25) == two63 >> 1);
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0x1p-64) == 1);
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0x1.8p-63) == 3);
+    // Fractions (possible below 2^53 only) are floored: 2^64 (2^-20 + 2^-70) = 2^44 + 1/64.
+    CHECK(fixed_weight_given_exp(-0.1, 0.0, 0x1p-20 + 0x1p-70) == std::uint64_t{1} << 44);
+}
+
 TEST_CASE("fixed_weight: powers of two relative to the maximum", "[exact_integers]") {
     // log_weight = max - k ln 2 gives 2^(64 - k). The double exp has ~53 significant bits and the
     // argument k ln 2 is itself rounded, so the result is exact to a relative error of a few ulp
