@@ -126,9 +126,12 @@ class EvenlySpacedPoints {
   void for_each(std::uint64_t first, std::uint64_t end, F&& f) const {
     const u128 r_first = r_ * first;
     u128 base = q_ * first + r_first / n_, rest = r_first % n_;  // T j / N = base + rest / N
-    const OffsetTerms shared = terms(shared_);  // systematic: the same offset for every sample
+    if (!stratified_) {
+      for_each_systematic(first, end, base, static_cast<std::uint64_t>(rest), f);
+      return;
+    }
     for (std::uint64_t j = first; j < end; ++j) {
-      f(combine(base, rest, stratified_ ? terms(offset(j)) : shared));
+      f(combine(base, rest, terms(offset(j))));
       base += q_;
       rest += r_;
       if (rest >= n_) {
@@ -151,6 +154,28 @@ class EvenlySpacedPoints {
     const u128 lo_product = q_lo * u;  // < 2^106
     return {q_hi * u + (lo_product >> 53), (lo_product & (kTwo53 - 1)) * n_ + r_ * u};
   }
+  // for_each for systematic resampling, where the offset terms t are the same for every sample: the
+  // fraction rest 2^53 + t.fraction of combine() then steps by r 2^53, and drops by N 2^53 when rest
+  // wraps past N, so it is carried along instead of recomputed; the wrap and the carry are selected
+  // without branches (both follow the digits of R / N and would mispredict). rest < N < 2^64 and
+  // r < N, so rest + r is tested as rest >= N - r without overflow.
+  template <class F>
+  void for_each_systematic(std::uint64_t first, std::uint64_t end, u128 base, std::uint64_t rest, F&& f) const {
+    const OffsetTerms t = terms(shared_);
+    const auto n = static_cast<std::uint64_t>(n_), r = static_cast<std::uint64_t>(r_);
+    const u128 denominator = n_ * kTwo53, twice = 2 * denominator, step = r_ * kTwo53;
+    u128 point = base + t.whole;                  // floor(P_j) without the carry
+    u128 fraction = u128(rest) * kTwo53 + t.fraction;  // < 3 N 2^53
+    for (std::uint64_t j = first; j < end; ++j) {
+      f(point + u128(fraction >= denominator) + u128(fraction >= twice));
+      const std::uint64_t wrap = rest >= n - r ? 1 : 0;
+      rest = wrap ? rest - (n - r) : rest + r;
+      point += q_ + wrap;
+      fraction += step;
+      fraction -= denominator & -u128(wrap);
+    }
+  }
+
   // floor(base + rest / N + T u / (N 2^53)), with t = terms(u). The carry (0, 1 or 2) comes from two
   // comparisons, not a loop: a data-dependent trip count would mispredict at random points.
   u128 combine(u128 base, u128 rest, const OffsetTerms& t) const {
