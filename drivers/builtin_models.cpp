@@ -1,6 +1,7 @@
 // The models that ship with rsmc (models/), registered for --model with their [parameters].
 // Defaults shown by `rsmc models` are the models' own defaults (the parameter structs in models/).
 #include <initializer_list>
+#include <limits>
 #include <utility>
 
 #include "drivers/register_model.hpp"
@@ -18,6 +19,8 @@ namespace {
 void read_numbers(const ModelParameters& given, std::initializer_list<std::pair<const char*, double*>> fields) {
   for (auto [key, field] : fields) *field = given.number(key, *field);
 }
+
+constexpr long long kIntMax = std::numeric_limits<int>::max();  // integer parameters held in an int
 
 }  // namespace
 
@@ -89,8 +92,8 @@ void register_builtin_models() {
        {"obs_sd", "1.0", "observation noise sd (> 0)"}, {"x0_mean", "8.0", ""}, {"x0_sd", "1.0", ""}},
       [](const ModelParameters& given) {
         models::Lorenz96Params p;
-        p.d = static_cast<int>(given.integer("d", p.d));
-        p.obs_every = static_cast<int>(given.integer("obs_every", p.obs_every));
+        p.d = static_cast<int>(given.integer("d", p.d, 4, kIntMax));
+        p.obs_every = static_cast<int>(given.integer("obs_every", p.obs_every, 1, kIntMax));
         read_numbers(given, {{"F", &p.F}, {"dt", &p.dt}, {"process_sd", &p.process_sd}, {"obs_sd", &p.obs_sd},
                              {"x0_mean", &p.x0_mean}, {"x0_sd", &p.x0_sd}});
         return models::Lorenz96(p);
@@ -120,7 +123,7 @@ void register_builtin_models() {
       [](const ModelParameters& given) {
         models::RegimeSwitchingParams p;
         int rows = 0, cols = 0;
-        p.K = static_cast<int>(given.integer("K", p.K));
+        p.K = static_cast<int>(given.integer("K", p.K, 1, models::RegimeSwitchingParams::kMaxRegimes));
         p.P = given.matrix("P", p.P, p.K, p.K, rows, cols);
         p.pi0 = given.vector("pi0", p.pi0);
         p.a = given.vector("a", p.a);

@@ -6,6 +6,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 #include <exception>
 
@@ -23,6 +26,21 @@
 #include "drivers/version.hpp"
 
 namespace {
+
+// A subcommand's parsed options (its CLI::App) and what runs it.
+struct Subcommand {
+  CLI::App* app;
+  std::function<int(MPI_Comm)> run;
+};
+
+// Registers `rsmc bench NAME`: a Bench (its options bound to it by add_to) owned by the returned run.
+template <class Bench>
+Subcommand add_bench(CLI::App& bench_app, const char* name, const std::string& description) {
+  auto bench = std::make_shared<Bench>();
+  CLI::App* app = bench_app.add_subcommand(name, description);
+  bench->add_to(*app);
+  return {app, [bench](MPI_Comm comm) { return bench->run(comm); }};
+}
 
 int run(int argc, char** argv, MPI_Comm comm) {
   int rank = 0;
@@ -48,28 +66,23 @@ int run(int argc, char** argv, MPI_Comm comm) {
   simulate.add_to(*simulate_app);
   simulate_app->footer("Models:\n" + models);
   CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
-  rsmc::bench::ResampleBench resample_bench;
-  CLI::App* bench_resample_app = bench_app->add_subcommand("resample", "Time the resampler implementations "
-                                                                      "against a memcpy of the same state bytes");
-  resample_bench.add_to(*bench_resample_app);
-  rsmc::bench::KernelsBench kernels_bench;
-  CLI::App* bench_kernels_app = bench_app->add_subcommand(
-      "kernels", "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
-                 "and a memcpy of the same bytes (rank 0 only, one thread)");
-  kernels_bench.add_to(*bench_kernels_app);
-  rsmc::bench::CheckpointBench checkpoint_bench;
-  CLI::App* bench_checkpoint_app = bench_app->add_subcommand(
-      "checkpoint", "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes");
-  checkpoint_bench.add_to(*bench_checkpoint_app);
-  rsmc::bench::E2EBench e2e_bench;
-  CLI::App* bench_e2e_app = bench_app->add_subcommand(
-      "e2e", "Time whole filter runs (particle-steps per second) against a hand-written single-process filter, "
-             "with the phase profile and the speed-up over one rank");
-  e2e_bench.add_to(*bench_e2e_app);
-  rsmc::bench::MemoryBench memory_bench;
-  CLI::App* bench_memory_app = bench_app->add_subcommand(
-      "memory", "Measure the peak resident bytes per particle of one filter run (one size per process)");
-  memory_bench.add_to(*bench_memory_app);
+  const std::vector<Subcommand> benches = {
+      add_bench<rsmc::bench::ResampleBench>(
+          *bench_app, "resample", "Time the resampler implementations against a memcpy of the same state bytes"),
+      add_bench<rsmc::bench::KernelsBench>(
+          *bench_app, "kernels",
+          "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
+          "and a memcpy of the same bytes (rank 0 only, one thread)"),
+      add_bench<rsmc::bench::CheckpointBench>(
+          *bench_app, "checkpoint",
+          "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes"),
+      add_bench<rsmc::bench::E2EBench>(
+          *bench_app, "e2e",
+          "Time whole filter runs (particle-steps per second) against a hand-written single-process filter, "
+          "with the phase profile and the speed-up over one rank"),
+      add_bench<rsmc::bench::MemoryBench>(
+          *bench_app, "memory",
+          "Measure the peak resident bytes per particle of one filter run (one size per process)")};
   CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
                                                       "settable under [parameters] in a --config file");
   rsmc::drivers::InfoCommand info;
@@ -102,11 +115,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
   try {
     if (*filter_app) return filter.run(comm);
     if (*simulate_app) return simulate.run(comm);
-    if (*bench_resample_app) return resample_bench.run(comm);
-    if (*bench_kernels_app) return kernels_bench.run(comm);
-    if (*bench_checkpoint_app) return checkpoint_bench.run(comm);
-    if (*bench_e2e_app) return e2e_bench.run(comm);
-    if (*bench_memory_app) return memory_bench.run(comm);
+    for (const Subcommand& bench : benches)
+      if (*bench.app) return bench.run(comm);
     if (*info_app) return info.run(comm);
     if (*smooth_app) return smooth.run(comm);
     if (*models_app) {

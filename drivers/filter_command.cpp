@@ -1,6 +1,5 @@
 #include "drivers/filter_command.hpp"
 
-#include <cctype>
 #include <cstddef>
 #include <cstdio>
 #include <iomanip>
@@ -11,6 +10,7 @@
 #include "drivers/model_registry.hpp"
 #include "framework/core/phase_times.hpp"
 #include "framework/io/hdf5_observations.hpp"
+#include "framework/io/observations_file.hpp"
 
 namespace rsmc::drivers {
 
@@ -172,10 +172,7 @@ std::string first_difference(const std::string& in_checkpoint, const std::string
 }
 
 std::vector<double> recorded_true_state(const std::string& data, int state_dim, int steps) {
-  const auto dot = data.rfind('.');
-  std::string ext = dot == std::string::npos ? "" : data.substr(dot);
-  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext != ".h5" && ext != ".hdf5") return {};
+  if (data_format(data) != DataFormat::hdf5) return {};
   const std::optional<Observations> states = read_states_hdf5(data);
   if (!states || states->dim != state_dim || states->steps < steps) return {};
   return std::vector<double>(states->values.begin(),

@@ -116,7 +116,15 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       if (restart_path.empty()) refuse_populated_checkpoint_dir(checkpoint_dir);
     });
 
-    // A restart: the checkpoint must belong to this run (everything that changes results matches).
+    // This run's identity at a step: what its checkpoint of that step carries ("" beyond the data).
+    const std::string parameters = parameters_text(model_instance);
+    const IdentityAtStep identity_at = [&](int step) {
+      if (step < 0 || step > observations.steps) return std::string();
+      return identity_text(parameters, model_instance.state_dim(), ranks, observations_hash(observations, step));
+    };
+
+    // A restart: the checkpoint must belong to this run (everything that changes results matches),
+    // and so must the checkpoints already in --checkpoint-dir (one run per directory).
     RunProgress progress;
     CheckpointInfo restart_info;
     if (!restart_path.empty()) {
@@ -128,12 +136,10 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
         if (header.progress.step > resolved_steps)
           throw Error(what + " is at step " + std::to_string(header.progress.step) + ", beyond the " +
                       std::to_string(resolved_steps) + " steps of this run");
-        const std::string mismatch = first_difference(
-            header.info.identity,
-            identity_text(parameters_text(model_instance), model_instance.state_dim(), ranks,
-                          observations_hash(observations, header.progress.step)));
+        const std::string mismatch = first_difference(header.info.identity, identity_at(header.progress.step));
         if (!mismatch.empty()) throw Error(what + " belongs to another run; " + mismatch);
       });
+      run_on_root(comm, [&] { refuse_foreign_checkpoints(checkpoint_dir, identity_at); });
       progress = std::move(header.progress);
       restart_info = std::move(header.info);
     }
@@ -181,7 +187,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
     trace_info.every = static_cast<int>(trace.every);
     trace_info.p_invariant = is_p_invariant(options.local_sampler);
     trace_info.model = Model::name;
-    trace_info.parameters = parameters_text(model_instance);
+    trace_info.parameters = parameters;
     // Without the rank count (the last line), so that the whole trace file is bitwise identical for
     // any number of ranks, except with a sampler whose results depend on it.
     trace_info.configuration = configuration_text(ranks, resolved_steps);
@@ -205,8 +211,8 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       info.particles = static_cast<std::uint64_t>(particles);
       info.state_dim = model_instance.state_dim();
       info.model = Model::name;
-      info.parameters = parameters_text(model_instance);
-      info.identity = identity_text(info.parameters, info.state_dim, ranks, observations_hash(observations, progress.step));
+      info.parameters = parameters;
+      info.identity = identity_at(progress.step);
       info.configuration = configuration_text(ranks, resolved_steps);
       const auto& store = filter.particles();
       auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), store.state);
@@ -219,10 +225,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       const std::string path = (std::filesystem::path(checkpoint_dir) / checkpoint_name(progress.step)).string();
       write_checkpoint(comm, path, info, progress, block);
       run_on_root(comm, [&] {
-        prune_checkpoints(checkpoint_dir, static_cast<std::size_t>(keep_checkpoints), [&](int step) {
-          if (step < 0 || step > observations.steps) return std::string();
-          return identity_text(info.parameters, info.state_dim, ranks, observations_hash(observations, step));
-        });
+        prune_checkpoints(checkpoint_dir, static_cast<std::size_t>(keep_checkpoints), identity_at);
       });
       if (talk) {
         std::printf("checkpoint: %s (step %d)\n", path.c_str(), progress.step);
@@ -274,7 +277,7 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
         attributes.text = {{"rsmc_version", kVersion},
                            {"model", Model::name},
                            {"configuration", configuration_text(ranks, resolved_steps)},
-                           {"parameters", parameters_text(model_instance)},
+                           {"parameters", parameters},
                            {"local_sampler", local_sampler_name(options.local_sampler)},
                            {"state_names", joined(state_names(model_instance))}};
         // p_invariant = 0: the datasets depend on the number of ranks (--local-sampler alias).

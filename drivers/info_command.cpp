@@ -160,10 +160,7 @@ void InfoCommand::add_to(CLI::App& app) {
 
 int InfoCommand::run(MPI_Comm comm) const {
   run_on_root(comm, [&] {
-    std::string lower = file;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    const bool csv = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0;
-    if (csv) return print_observations(file);
+    if (data_format(file) == DataFormat::csv) return print_observations(file);
     if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
       std::fclose(f);
     } else {

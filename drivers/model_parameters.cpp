@@ -31,6 +31,14 @@ long long ModelParameters::integer(const std::string& name, long long fallback) 
   return it->second.integer;
 }
 
+long long ModelParameters::integer(const std::string& name, long long fallback, long long min,
+                                   long long max) const {
+  const long long value = integer(name, fallback);
+  if (has(name) && (value < min || value > max))
+    bad(name, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return value;
+}
+
 std::string ModelParameters::text(const std::string& name, const std::string& fallback) const {
   const auto it = values_.find(name);
   if (it == values_.end()) return fallback;

@@ -23,6 +23,9 @@ class ModelParameters {
   // The value of `name`, or `fallback` when not given. Errors name the key and the expectation.
   double number(const std::string& name, double fallback) const;
   long long integer(const std::string& name, long long fallback) const;
+  // An integer in [min, max] (an error naming the key and the range otherwise): for a parameter held
+  // in a narrower type than long long, so that e.g. d = 5000000000 is refused, never wrapped around.
+  long long integer(const std::string& name, long long fallback, long long min, long long max) const;
   std::string text(const std::string& name, const std::string& fallback) const;
   std::vector<double> vector(const std::string& name, const std::vector<double>& fallback) const;
   // A matrix as an array of rows ([[a, b], [c, d]]), returned row-major with its shape.

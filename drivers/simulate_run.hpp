@@ -15,6 +15,7 @@
 #include "framework/engine/simulate.hpp"
 #include "framework/io/csv_observations.hpp"
 #include "framework/io/hdf5_observations.hpp"
+#include "framework/io/observations_file.hpp"
 
 namespace rsmc::drivers {
 
@@ -32,18 +33,18 @@ int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
     x.values.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());  // without x_0
   });
   run_on_root(comm, [&] {
-    const auto dot = output.rfind('.');
-    const std::string ext = dot == std::string::npos ? "" : output.substr(dot);
+    const DataFormat format = data_format(output);
     std::string states_where;
-    if (ext == ".csv") {
-      // The states go beside the observations (a data file's every column is an observation).
-      states_where = output.substr(0, dot) + ".state.csv";
+    if (format == DataFormat::csv) {
+      // The states go beside the observations (a data file's every column is an observation):
+      // data.csv -> data.state.csv, DATA.CSV -> DATA.state.csv.
+      states_where = output.substr(0, output.size() - lowercase_extension(output).size()) + ".state.csv";
       for (const std::string& path : {states_where, output})
         if (!overwrite && std::ifstream(path).good())
           throw Error("--output: " + path + " already exists; pass --overwrite to replace it");
       write_observations_csv(states_where, x, state_names(model_instance), overwrite);
       write_observations_csv(output, y, observation_names(model_instance), overwrite);
-    } else if (ext == ".h5" || ext == ".hdf5") {
+    } else if (format == DataFormat::hdf5) {
       states_where = output + ":/state";
       write_observations_hdf5(output, y, overwrite, &x);
     } else {

@@ -73,15 +73,38 @@ bool is_missing_marker(const std::string& field) {
   return field.empty() || field == "NA" || field == "NaN" || field == "nan";
 }
 
-// Parses a whole field as a finite double; false if it is not one.
+// Whether a field is a decimal number: [+-] digits [. digits] [(e|E) [+-] digits], with at least one
+// digit before the exponent. std::strtod alone would also take hexadecimal floats ("0x1p3"),
+// "inf"/"infinity" and "nan(...)"; data files hold decimal numbers (the missing-value spellings are
+// matched separately, before this).
+bool is_decimal(const std::string& field) {
+  const auto digits = [&field](std::size_t& i) {
+    const std::size_t from = i;
+    while (i < field.size() && field[i] >= '0' && field[i] <= '9') ++i;
+    return i - from;
+  };
+  std::size_t i = 0;
+  if (i < field.size() && (field[i] == '+' || field[i] == '-')) ++i;
+  std::size_t mantissa = digits(i);
+  if (i < field.size() && field[i] == '.') mantissa += digits(++i);
+  if (mantissa == 0) return false;
+  if (i < field.size() && (field[i] == 'e' || field[i] == 'E')) {
+    ++i;
+    if (i < field.size() && (field[i] == '+' || field[i] == '-')) ++i;
+    if (digits(i) == 0) return false;
+  }
+  return i == field.size();
+}
+
+// Parses a whole field as a finite decimal number; false if it is not one.
 bool parse_finite(const std::string& field, double& value) {
-  if (field.empty()) return false;
+  if (!is_decimal(field)) return false;
   const char* begin = field.c_str();
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(begin, &end);
   if (end == begin || *end != '\0') return false;
-  if (!std::isfinite(v)) return false;  // inf, nan(...) spellings, and overflow (ERANGE -> HUGE_VAL)
+  if (!std::isfinite(v)) return false;  // overflow (ERANGE -> HUGE_VAL)
   value = v;                            // underflow to a subnormal or zero is accepted
   return true;
 }
@@ -154,8 +177,8 @@ Observations read_observations_csv(const std::string& path) {
         if (!parse_finite(fields[j], v))
           throw Error(where(path, line_number) + ": column " + quoted(names[j]) + ": " +
                       quoted(fields[j]) +
-                      " is not a finite number; expected a finite decimal number, or empty, NA, "
-                      "NaN or nan for a missing step");
+                      " is not a finite number; expected a finite decimal number (e.g. 1.5 or -2e-3; "
+                      "no hexadecimal, inf or nan(...) spellings), or empty, NA, NaN or nan for a missing step");
       }
       values.push_back(v);
     }
@@ -208,9 +231,8 @@ void write_observations_csv(const std::string& path, const Observations& obs,
   // The header must not read back as numbers (the reader would call that "no header").
   bool all_numeric = true;
   for (const std::string& name : names) {
-    char* end = nullptr;
-    const double v = std::strtod(name.c_str(), &end);
-    if (end == name.c_str() || *end != '\0' || !std::isfinite(v)) all_numeric = false;
+    double v;
+    if (!parse_finite(name, v)) all_numeric = false;
   }
   if (all_numeric)
     throw Error(what + ": column names are all numbers; expected at least one non-numeric name");

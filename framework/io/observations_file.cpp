@@ -11,11 +11,26 @@
 
 namespace rsmc {
 
-Observations read_observations(const std::string& path) {
+std::string lowercase_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".csv") return read_observations_csv(path);
-  if (ext == ".h5" || ext == ".hdf5") return read_observations_hdf5(path);
+  return ext;
+}
+
+DataFormat data_format(const std::string& path) {
+  const std::string ext = lowercase_extension(path);
+  if (ext == ".csv") return DataFormat::csv;
+  if (ext == ".h5" || ext == ".hdf5") return DataFormat::hdf5;
+  return DataFormat::unknown;
+}
+
+Observations read_observations(const std::string& path) {
+  switch (data_format(path)) {
+    case DataFormat::csv: return read_observations_csv(path);
+    case DataFormat::hdf5: return read_observations_hdf5(path);
+    case DataFormat::unknown: break;
+  }
+  const std::string ext = lowercase_extension(path);
   throw Error("observations file '" + path + "': " +
               (ext.empty() ? std::string("no file extension") : "unrecognised extension '" + ext + "'") +
               "; expected .csv, .h5 or .hdf5");

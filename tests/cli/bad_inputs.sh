@@ -20,6 +20,10 @@ printf '[parameters]\nQ = [[0.2, 0.3], [0.3, 0.2]]\n' >"$WORK/indefinite.toml"
 printf 'model = "local_level"\n[parameters]\nsigma_eps2 = "big"\n' >"$WORK/string_parameter.toml"
 printf 'model = "stochastic_volatility"\n[parameters]\nphi = 1.2\n' >"$WORK/sv_phi.toml"
 printf 'model = "sir_epidemic"\n[parameters]\nobservation = "gauss"\n' >"$WORK/sir_observation.toml"
+# Integer parameters held in an int: out of range is refused, never wrapped (2^32 + 1 would become 1).
+printf 'model = "lorenz96"\n[parameters]\nd = 5000000000\n' >"$WORK/l96_huge_d.toml"
+printf 'model = "lorenz96"\n[parameters]\nd = 8\nobs_every = 4294967297\n' >"$WORK/l96_wrapping_obs_every.toml"
+printf 'model = "regime_switching"\n[parameters]\nK = 4294967298\n' >"$WORK/regime_huge_k.toml"
 
 # expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
 expect_error() {
@@ -76,6 +80,10 @@ expect_error 1 "Q is not symmetric positive definite" filter --config "$WORK/ind
 expect_error 1 "string_parameter.toml:3: parameters.sigma_eps2: expected a number, got a string" filter --config "$WORK/string_parameter.toml"
 expect_error 2 "stochastic_volatility: phi = 1.2; expected -1 < phi < 1" filter --config "$WORK/sv_phi.toml"
 expect_error 1 "sir_epidemic: observation = 'gauss'; expected 'poisson' or 'negative_binomial'" simulate --config "$WORK/sir_observation.toml"
+expect_error 1 "l96_huge_d.toml:3: parameters.d: expected an integer in \\[4, 2147483647\\], got an integer 5000000000" filter --config "$WORK/l96_huge_d.toml"
+expect_error 2 "l96_huge_d.toml:3: parameters.d: expected an integer in \\[4, 2147483647\\]" simulate --config "$WORK/l96_huge_d.toml"
+expect_error 1 "l96_wrapping_obs_every.toml:4: parameters.obs_every: expected an integer in \\[1, 2147483647\\], got an integer 4294967297" filter --config "$WORK/l96_wrapping_obs_every.toml"
+expect_error 1 "regime_huge_k.toml:3: parameters.K: expected an integer in \\[1, 31\\], got an integer 4294967298" filter --config "$WORK/regime_huge_k.toml"
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
 # An existing output is refused without --overwrite, and left exactly as it was.

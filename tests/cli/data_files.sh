@@ -25,6 +25,24 @@ rsmc_np 1 simulate --model sir_epidemic --steps 5 --output "$WORK/sir.csv" 2>"$W
   fail "an existing data file was replaced without --overwrite"
 grep -q "already exists; pass --overwrite" "$WORK/err.txt" || fail "unexpected message: $(cat "$WORK/err.txt")"
 
+# The format follows from the extension in any letter case, in every command.
+rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/UPPER.CSV" >/dev/null || fail "simulate to UPPER.CSV"
+[ -f "$WORK/UPPER.state.csv" ] || fail "simulate to UPPER.CSV: no UPPER.state.csv beside it"
+cmp -s "$WORK/UPPER.CSV" "$WORK/data.csv" || fail "UPPER.CSV differs from data.csv"
+rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/UPPER.H5" >/dev/null || fail "simulate to UPPER.H5"
+rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/Upper.Hdf5" >/dev/null || fail "simulate to Upper.Hdf5"
+rsmc_np 1 filter --data "$WORK/UPPER.CSV" --seed 4 --particles 500 --quiet --output "$WORK/from_upper_csv.h5" ||
+  fail "filter UPPER.CSV"
+rsmc_np 1 filter --data "$WORK/UPPER.H5" --seed 4 --particles 500 --quiet --output "$WORK/from_upper_h5.h5" ||
+  fail "filter UPPER.H5"
+rsmc_np 1 filter --data "$WORK/Upper.Hdf5" --seed 4 --particles 500 --quiet --output "$WORK/from_upper_hdf5.h5" ||
+  fail "filter Upper.Hdf5"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic --ignore /true_state "$WORK/from_upper_csv.h5" "$WORK/from_csv.h5" ||
+  fail "UPPER.CSV gave other results than data.csv"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/from_upper_h5.h5" "$WORK/from_upper_hdf5.h5" "$WORK/from_h5.h5" ||
+  fail "UPPER.H5 / Upper.Hdf5 gave other results (or no /true_state) than data.h5"
+output_has "steps: *30$" rsmc_np 1 info "$WORK/UPPER.CSV" || fail "rsmc info UPPER.CSV"
+
 # Missing observations: empty rows are "no observation this step".
 {
   head -n 6 "$WORK/data.csv"

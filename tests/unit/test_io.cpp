@@ -217,6 +217,14 @@ TEST_CASE("csv: comments, blank lines, CRLF, whitespace, missing rows", "[io][cs
   CHECK(obs.row(6)[1] == 7.000000000000001);
 }
 
+TEST_CASE("csv: decimal numbers in every form", "[io][csv]") {
+  ScratchDir dir;
+  const Observations obs = csv(dir, "y\n1.\n.5\n+2\n-2E-3\n1e5\n-.25e+1\n007\n");
+  REQUIRE(obs.steps == 7);
+  const double expected[] = {1.0, 0.5, 2.0, -2e-3, 1e5, -2.5, 7.0};
+  for (int t = 1; t <= 7; ++t) CHECK(obs.row(t)[0] == expected[t - 1]);
+}
+
 TEST_CASE("csv: one column with missing steps", "[io][csv]") {
   ScratchDir dir;
   const Observations obs = csv(dir, "y\n1\nNA\n3\nNaN\n");
@@ -262,6 +270,18 @@ TEST_CASE("csv: errors name the file and the line", "[io][csv]") {
   SECTION("-Infinity") { fails_with("y\n-Infinity\n", "line 2: column 'y': '-Infinity' is not a finite number"); }
   SECTION("overflow") { fails_with("y\n1e999\n", "line 2: column 'y': '1e999' is not a finite number"); }
   SECTION("NaN spelled otherwise") { fails_with("y\nNAN\n", "line 2: column 'y': 'NAN' is not a finite number"); }
+  // std::strtod reads these; a data file holds decimal numbers only.
+  SECTION("hexadecimal float") { fails_with("y1,y2\n1,2\n3,0x1p3\n", "line 3: column 'y2': '0x1p3' is not a finite number"); }
+  SECTION("hexadecimal integer") { fails_with("y\n0X10\n", "line 2: column 'y': '0X10' is not a finite number"); }
+  SECTION("+inf") { fails_with("y\n+inf\n", "line 2: column 'y': '+inf' is not a finite number"); }
+  SECTION("nan with a payload") { fails_with("y\nnan(1)\n", "line 2: column 'y': 'nan(1)' is not a finite number"); }
+  SECTION("-nan") { fails_with("y\n-nan\n", "line 2: column 'y': '-nan' is not a finite number"); }
+  SECTION("no digits") {
+    fails_with("y\n.\n", "line 2: column 'y': '.' is not a finite number");
+    fails_with("y\n-e5\n", "line 2: column 'y': '-e5' is not a finite number");
+    fails_with("y\n1e\n", "line 2: column 'y': '1e' is not a finite number");
+    fails_with("y\n1e+\n", "line 2: column 'y': '1e+' is not a finite number");
+  }
   SECTION("partially missing row") {
     fails_with("y1,y2,y3\n1,2,3\n\n4,NA,6\n", "line 4: 1 of 3 fields missing (column 'y2' missing, column 'y1' present)");
     fails_with("y1,y2\n,2\n", "line 2: 1 of 2 fields missing");
