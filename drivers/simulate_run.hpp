@@ -22,10 +22,24 @@ namespace rsmc::drivers {
 template <class Model>
 int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
   Observations y, x;  // observations y_1..y_T and the true states x_1..x_T as a T x d series
+  const DataFormat format = data_format(output);
+  // CSV: the states go beside the observations (a data file's every column is an observation):
+  // data.csv -> data.state.csv, DATA.CSV -> DATA.state.csv. HDF5: the /state dataset.
+  const std::string states_where =
+      format == DataFormat::csv ? output.substr(0, output.size() - lowercase_extension(output).size()) + ".state.csv"
+                                : output + ":/state";
   run_collectively(comm, [&] {
     if (steps < 1) throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
     if (seed < 0 || static_cast<unsigned long long>(seed) > rng::kMaxSeed)
       throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
+    // The output is checked before simulating: a bad name should not cost a whole simulation.
+    if (format != DataFormat::csv && format != DataFormat::hdf5)
+      throw Error("--output: " + output + " has an unknown extension; expected .csv, .h5 or .hdf5");
+    std::vector<std::string> written{output};
+    if (format == DataFormat::csv) written.insert(written.begin(), states_where);
+    for (const std::string& path : written)
+      if (!overwrite && std::ifstream(path).good())
+        throw Error("--output: " + path + " already exists; pass --overwrite to replace it");
     const Simulation simulated = simulate(model_instance, static_cast<int>(steps), static_cast<std::uint64_t>(seed));
     y = simulated.observations;
     x.steps = y.steps;
@@ -33,22 +47,11 @@ int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
     x.values.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());  // without x_0
   });
   run_on_root(comm, [&] {
-    const DataFormat format = data_format(output);
-    std::string states_where;
     if (format == DataFormat::csv) {
-      // The states go beside the observations (a data file's every column is an observation):
-      // data.csv -> data.state.csv, DATA.CSV -> DATA.state.csv.
-      states_where = output.substr(0, output.size() - lowercase_extension(output).size()) + ".state.csv";
-      for (const std::string& path : {states_where, output})
-        if (!overwrite && std::ifstream(path).good())
-          throw Error("--output: " + path + " already exists; pass --overwrite to replace it");
       write_observations_csv(states_where, x, state_names(model_instance), overwrite);
       write_observations_csv(output, y, observation_names(model_instance), overwrite);
-    } else if (format == DataFormat::hdf5) {
-      states_where = output + ":/state";
-      write_observations_hdf5(output, y, overwrite, &x);
     } else {
-      throw Error("--output: " + output + " has an unknown extension; expected .csv, .h5 or .hdf5");
+      write_observations_hdf5(output, y, overwrite, &x);
     }
     std::printf("wrote %d observations of model %s to %s, the true states to %s\n", y.steps, Model::name,
                 output.c_str(), states_where.c_str());
