@@ -53,4 +53,12 @@ output_has "steps: *30$" rsmc_np 1 info "$WORK/UPPER.CSV" || fail "rsmc info UPP
 rsmc_np 1 filter --data "$WORK/missing.csv" --particles 500 --quiet --output "$WORK/m1.h5" || fail "missing rows, 1 rank"
 rsmc_np 3 filter --data "$WORK/missing.csv" --particles 500 --quiet --output "$WORK/m3.h5" || fail "missing rows, 3 ranks"
 "$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/m1.h5" "$WORK/m3.h5" || fail "missing-row results differ across rank counts"
+# A bad --output is refused on every rank before anything is simulated or written.
+if rsmc_np 2 simulate --steps 30 --output "$WORK/data.txt" 2>"$WORK/ext.err"; then fail "simulate accepted data.txt"; fi
+[ "$(grep -c '^rsmc: error: --output: .*data.txt has an unknown extension' "$WORK/ext.err")" -eq 1 ] ||
+  fail "simulate -o data.txt: expected one error line naming the extension, got: $(cat "$WORK/ext.err")"
+[ ! -e "$WORK/data.txt" ] && [ ! -e "$WORK/data.state.csv.txt" ] || fail "simulate -o data.txt wrote a file"
+cp "$WORK/data.csv" "$WORK/kept.csv"
+if rsmc_np 1 simulate --steps 5 --output "$WORK/data.csv" 2>/dev/null; then fail "simulate replaced data.csv"; fi
+cmp -s "$WORK/data.csv" "$WORK/kept.csv" || fail "a refused simulate changed data.csv"
 finish
