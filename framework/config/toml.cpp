@@ -260,9 +260,11 @@ TomlDocument parse_toml(const std::string& text, const std::string& source) {
     const std::string full = table.empty() ? key : table + "." + key;
     // A key is either a value or a table, never both.
     for (std::size_t dot = full.find('.'); dot != std::string::npos; dot = full.find('.', dot + 1)) {
-      const auto parent = doc.values.find(full.substr(0, dot));
+      // Named: "'" + a temporary gives a bogus -Wrestrict (GCC 12, C++20, -O3).
+      const std::string parent_key = full.substr(0, dot);
+      const auto parent = doc.values.find(parent_key);
       if (parent != doc.values.end())
-        line.fail("'" + full.substr(0, dot) + "' is a value (line " + std::to_string(parent->second.line) +
+        line.fail("'" + parent_key + "' is a value (line " + std::to_string(parent->second.line) +
                   "), so it cannot also hold '" + full + "'");
     }
     const auto child = doc.values.lower_bound(full + ".");

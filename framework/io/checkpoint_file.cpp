@@ -154,7 +154,9 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
 
   const std::filesystem::path target(path);
   const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
-  const std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".tmp")).string();
+  // Named: "." + a temporary gives a bogus -Wrestrict (GCC 12, C++20, -O3).
+  const std::string name = target.filename().string();
+  const std::string tmp = (std::filesystem::path(dir) / ("." + name + ".tmp")).string();
   const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
   {
     std::string error;

@@ -112,7 +112,9 @@ bool parse_finite(const std::string& field, double& value) {
 // Quotes text for an error message, shortened if it is long.
 std::string quoted(const std::string& s) {
   if (s.size() <= 40) return "'" + s + "'";
-  return "'" + s.substr(0, 37) + "...'";
+  // Named: "'" + a temporary gives a bogus -Wrestrict (GCC 12, C++20, -O3).
+  const std::string head = s.substr(0, 37);
+  return "'" + head + "...'";
 }
 
 }  // namespace
@@ -213,7 +215,11 @@ void write_observations_csv(const std::string& path, const Observations& obs,
 
   std::vector<std::string> names = column_names;
   if (names.empty())
-    for (int j = 1; j <= obs.dim; ++j) names.push_back("y" + std::to_string(j));
+    for (int j = 1; j <= obs.dim; ++j) {
+      // Named: "y" + a temporary gives a bogus -Wrestrict (GCC 12, C++20, -O3).
+      const std::string number = std::to_string(j);
+      names.push_back("y" + number);
+    }
   if (names.size() != static_cast<std::size_t>(obs.dim))
     throw Error(what + ": " + std::to_string(names.size()) + " column names for " +
                 std::to_string(obs.dim) + " observation components; expected one name per component");

@@ -54,7 +54,7 @@ constexpr bool needs_atomics() {
 template <class Exec, class CountsView>
 KOKKOS_INLINE_FUNCTION void count_one(const CountsView& counts, std::uint64_t item) {
     if constexpr (needs_atomics<Exec>())
-        Kokkos::atomic_increment(&counts(item));
+        Kokkos::atomic_add(&counts(item), std::uint64_t{1});  // Kokkos 5 has no atomic_increment, 3.4 no atomic_inc
     else
         ++counts(item);
 }
