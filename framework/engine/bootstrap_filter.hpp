@@ -85,6 +85,7 @@ class BootstrapFilter {
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
   StepSummary step(int t, const double* y_t) {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
+    have_local_max_ = false;  // set by this step's weight(), if it has an observation
     {
       ScopedPhase timed(&times_, Phase::propagate);
       propagate(t);
@@ -279,15 +280,22 @@ class BootstrapFilter {
     const Model model = model_;
     const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
     std::uint64_t invalid = 0;
+    double local_max = -std::numeric_limits<double>::infinity();
+    // The maximum log-weight of this rank comes with the weights (one read of them less in
+    // summarise); it is exact, so the same whichever kernel finds it.
     Kokkos::parallel_reduce(
         "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count) {
+        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count, double& m) {
           const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
           const bool bad = !(ll < std::numeric_limits<double>::infinity());  // NaN or +inf
           if (bad) ++count;
-          next_log_weight(i) = bad && zero_weight ? -std::numeric_limits<double>::infinity() : log_weight(i) + ll;
+          const double lw = bad && zero_weight ? -std::numeric_limits<double>::infinity() : log_weight(i) + ll;
+          next_log_weight(i) = lw;
+          if (lw > m) m = lw;
         },
-        invalid);
+        Kokkos::Sum<std::uint64_t>(invalid), Kokkos::Max<double>(local_max));
+    local_max_log_weight_ = local_max;
+    have_local_max_ = true;
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
@@ -321,12 +329,17 @@ class BootstrapFilter {
     auto state = store_.state;
     const int d = store_.state_dim();
     double max_lw = -std::numeric_limits<double>::infinity();
-    Kokkos::parallel_reduce(
-        "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, double& m) {
-          if (log_weight(i) > m) m = log_weight(i);
-        },
-        Kokkos::Max<double>(max_lw));
+    if (have_local_max_) {  // weight() found it (not at a step without an observation)
+      max_lw = local_max_log_weight_;
+      have_local_max_ = false;
+    } else {
+      Kokkos::parallel_reduce(
+          "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
+          KOKKOS_LAMBDA(const std::size_t i, double& m) {
+            if (log_weight(i) > m) m = log_weight(i);
+          },
+          Kokkos::Max<double>(max_lw));
+    }
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
     // Kokkos::Max starts from the lowest finite double, not -inf: a rank (or all) with only -inf
     // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
@@ -396,6 +409,8 @@ class BootstrapFilter {
   Kokkos::View<double*, memory_space> weight_;       // exp(log-weight - max) of the last summarise()
   ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
   double max_log_weight_ = 0.0;
+  double local_max_log_weight_ = 0.0;  // this rank's maximum log-weight from weight(), for summarise()
+  bool have_local_max_ = false;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
   PhaseTimes times_;
   StepObserver* observer_ = nullptr;  // set_observer
