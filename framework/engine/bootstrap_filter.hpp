@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,21 +86,22 @@ class BootstrapFilter {
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
   StepSummary step(int t, const double* y_t) {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
-    have_local_max_ = false;  // set by this step's weight(), if it has an observation
     {
       ScopedPhase timed(&times_, Phase::propagate);
       propagate(t);
     }
     std::uint64_t invalid = 0;
+    std::optional<double> local_max;  // this rank's maximum log-weight, when weight() ran
     if (y_t != nullptr) {
       ScopedPhase timed(&times_, Phase::weight);
-      invalid = weight(t, y_t);
+      local_max.emplace();
+      invalid = weight(t, y_t, *local_max);
     }
     double log_total = 0.0;
     StepSummary summary;
     try {
       ScopedPhase timed(&times_, Phase::reduce);
-      summary = summarise(t, log_total);
+      summary = summarise(t, log_total, local_max);
     } catch (const DegenerateError& e) {
       // Undo the step (the previous states are in scratch, the previous weights in
       // scratch_log_weight): the filter is back at step t - 1, the last good one.
@@ -267,7 +269,8 @@ class BootstrapFilter {
   // +inf log-likelihood (an exact integer: the same for any number of ranks). Those particles get
   // log-weight -inf under InvalidLikelihood::zero_weight; otherwise the step fails with an Error
   // naming the lowest such global id (the minimum over ranks, so also rank-count independent).
-  std::uint64_t weight(int t, const double* y_host) {
+  // local_max receives this rank's maximum new log-weight (one read of them less in summarise).
+  std::uint64_t weight(int t, const double* y_host, double& local_max) {
     const int m = model_.obs_dim();
     auto y = observation_;
     auto y_mirror = Kokkos::create_mirror_view(y);
@@ -280,9 +283,7 @@ class BootstrapFilter {
     const Model model = model_;
     const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
     std::uint64_t invalid = 0;
-    double local_max = -std::numeric_limits<double>::infinity();
-    // The maximum log-weight of this rank comes with the weights (one read of them less in
-    // summarise); it is exact, so the same whichever kernel finds it.
+    local_max = -std::numeric_limits<double>::infinity();
     Kokkos::parallel_reduce(
         "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
         KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count, double& m) {
@@ -294,8 +295,6 @@ class BootstrapFilter {
           if (lw > m) m = lw;
         },
         Kokkos::Sum<std::uint64_t>(invalid), Kokkos::Max<double>(local_max));
-    local_max_log_weight_ = local_max;
-    have_local_max_ = true;
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
@@ -324,14 +323,15 @@ class BootstrapFilter {
   }
 
   // Exact reductions over all particles of all ranks; log_total receives log(sum of weights).
-  StepSummary summarise(int t, double& log_total) {
+  // local_max: this rank's maximum log-weight when weight() found it (a maximum is exact, so the
+  // same whichever kernel finds it); otherwise (a step without an observation) it is found here.
+  StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max) {
     auto log_weight = store_.log_weight;
     auto state = store_.state;
     const int d = store_.state_dim();
     double max_lw = -std::numeric_limits<double>::infinity();
-    if (have_local_max_) {  // weight() found it (not at a step without an observation)
-      max_lw = local_max_log_weight_;
-      have_local_max_ = false;
+    if (local_max) {
+      max_lw = *local_max;
     } else {
       Kokkos::parallel_reduce(
           "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
@@ -409,8 +409,6 @@ class BootstrapFilter {
   Kokkos::View<double*, memory_space> weight_;       // exp(log-weight - max) of the last summarise()
   ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
   double max_log_weight_ = 0.0;
-  double local_max_log_weight_ = 0.0;  // this rank's maximum log-weight from weight(), for summarise()
-  bool have_local_max_ = false;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
   PhaseTimes times_;
   StepObserver* observer_ = nullptr;  // set_observer

@@ -50,8 +50,8 @@ constexpr int kMaxBinnedSums = 16;
 
 // Chunk c's partial sums of items [c chunk, min((c + 1) chunk, n)) into partial(c, .), through the
 // front ends fronts(c, .). Flushes every ExactSumBins::kMaxTermsPerFlush items, which keeps the bins
-// from overflowing (f adds at most one term per accumulator and item) and costs the window nothing
-// it would not do anyway.
+// from overflowing (f adds at most one term per accumulator and item); a window flushed that often
+// only restarts from the next term's binade.
 template <class ExecutionSpace, class Front, class AddTerms, class Partial>
 void reduce_chunks(const std::string& label, std::size_t n, std::size_t chunk, std::size_t chunks, int nsums,
                    const AddTerms& f, const Partial& partial, Front* fronts_base) {
