@@ -9,8 +9,8 @@
 #include <ctime>
 #include <sstream>
 
-#include "framework/core/error.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/error.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::bench {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::bench {
 

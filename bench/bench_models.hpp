@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "models/linear_gaussian.hpp"
 #include "models/lorenz96.hpp"
 #include "models/stochastic_volatility.hpp"

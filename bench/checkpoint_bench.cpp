@@ -11,7 +11,7 @@
 
 #include "bench/bench_common.hpp"
 #include "bench/timed.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/particles/block_distribution.hpp"
 

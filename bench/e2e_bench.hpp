@@ -9,7 +9,7 @@
 //     speed-up over one rank is measured in the same run; the two log-likelihoods must be bitwise
 //     identical (the reproducibility contract), or the benchmark fails;
 //   - the hand-written filter on rank 0 (single process; the other ranks wait).
-// The framework's phase times (framework/core/phase_times.hpp) of its median repeat give the phase
+// The framework's phase times (framework/parallel/phase_times.hpp) of its median repeat give the phase
 // profile as fractions of the run time. Configurations that exceed --max-work (N x d x steps, a time
 // budget) or the memory available are printed as skipped lines with the reason.
 #pragma once

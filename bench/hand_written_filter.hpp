@@ -17,7 +17,7 @@
 
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::bench {
 

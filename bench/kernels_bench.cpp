@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "framework/core/error.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/error.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/alias/vose.hpp"

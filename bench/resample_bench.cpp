@@ -10,7 +10,7 @@
 #include "bench/bench_common.hpp"
 #include "bench/system_info.hpp"
 #include "bench/timed.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"
@@ -19,7 +19,7 @@
 #include "framework/resample/roulette_resampler.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::bench {
 

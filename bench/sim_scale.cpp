@@ -11,11 +11,11 @@
 #include <sstream>
 #include <string>
 
-#include "framework/core/error.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/core/error.hpp"
+#include "base/exact/uint128.hpp"
 #include "framework/resample/rebalance_plan.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::bench {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "drivers/filter_command.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/checkpoint_file.hpp"
 
 namespace rsmc::drivers {

@@ -8,7 +8,7 @@
 
 #include "drivers/collective.hpp"
 #include "drivers/model_registry.hpp"
-#include "framework/core/phase_times.hpp"
+#include "framework/parallel/phase_times.hpp"
 #include "framework/io/hdf5_observations.hpp"
 #include "framework/io/observations_file.hpp"
 

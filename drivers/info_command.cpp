@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "drivers/collective.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
-#include "framework/io/smoothed_file.hpp"
+#include "framework/smooth/smoothed_file.hpp"
 #include "framework/io/trace_file.hpp"
 
 namespace rsmc::drivers {

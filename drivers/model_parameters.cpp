@@ -1,6 +1,6 @@
 #include "drivers/model_parameters.hpp"
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::drivers {
 namespace {

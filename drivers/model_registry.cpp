@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::drivers {
 namespace {

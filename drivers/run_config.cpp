@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::drivers {
 namespace {

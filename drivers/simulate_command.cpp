@@ -4,7 +4,7 @@
 
 #include "drivers/collective.hpp"
 #include "drivers/model_registry.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::drivers {
 

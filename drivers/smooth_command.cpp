@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "drivers/collective.hpp"
-#include "framework/core/error.hpp"
-#include "framework/io/smoothed_file.hpp"
+#include "base/core/error.hpp"
+#include "framework/smooth/smoothed_file.hpp"
 #include "framework/io/trace_file.hpp"
 #include "framework/smooth/genealogy_smoother.hpp"
 

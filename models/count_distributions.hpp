@@ -20,8 +20,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "framework/core/portability.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/portability.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::models::counts {
 

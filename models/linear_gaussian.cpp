@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "models/model_support.hpp"
 
 namespace rsmc::models {

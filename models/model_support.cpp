@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::models::support {
 

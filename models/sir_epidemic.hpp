@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 #include "models/count_distributions.hpp"
 
 namespace rsmc::models {

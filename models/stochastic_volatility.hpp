@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::models {
 

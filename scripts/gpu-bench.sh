@@ -6,7 +6,8 @@
 #                        in device memory; the JSON says so);
 # writing bench/results/gpu-<date>-<device>.jsonl with a first line naming the date, the device
 # (nvidia-smi) and the Kokkos backend. Compare with docs/performance.md (section GPU): the alias
-# construction and sampling figures of shared/design/seed-alias-gpu.md and the memory-bandwidth floor.
+# construction and sampling figures of Lehmann, Huebschle-Schneider & Sanders, "Weighted random
+# sampling on GPUs" (2021, Tables 2 and 3) and the memory-bandwidth floor.
 #
 #   scripts/gpu-bench.sh [extra CMake arguments]
 #

@@ -7,10 +7,10 @@
 
 #include <cmath>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 inline constexpr double kPi = 3.14159265358979323846;
 

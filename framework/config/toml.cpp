@@ -9,7 +9,7 @@
 #include <limits>
 #include <sstream>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc::config {
 

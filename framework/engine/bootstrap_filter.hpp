@@ -21,21 +21,21 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
-#include "framework/core/phase_times.hpp"
+#include "base/core/error.hpp"
+#include "framework/parallel/phase_times.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
 #include "framework/engine/step_observer.hpp"
-#include "framework/exact/exact_reduce.hpp"
-#include "framework/exact/exact_sum_mpi.hpp"
+#include "base/exact/exact_reduce.hpp"
+#include "framework/parallel/exact_sum_mpi.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"
 #include "framework/resample/gather_root_resampler.hpp"
 #include "framework/resample/roulette_resampler.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/core/phase_times.hpp"
+#include "framework/parallel/phase_times.hpp"
 
 namespace rsmc {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "framework/engine/filter_result.hpp"
-#include "framework/exact/exact_sum.hpp"
+#include "base/exact/exact_sum.hpp"
 
 namespace rsmc {
 

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc {
 

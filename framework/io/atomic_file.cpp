@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc {
 namespace {

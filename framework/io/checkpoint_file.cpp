@@ -13,7 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/hdf5_parallel.hpp"
 
 namespace rsmc {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_util.hpp"
 #include "framework/io/observations_file.hpp"

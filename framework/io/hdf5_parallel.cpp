@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc {
 namespace io_detail {

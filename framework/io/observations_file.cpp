@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/csv_observations.hpp"
 #include "framework/io/hdf5_observations.hpp"
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_parallel.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 
 namespace rsmc {
 

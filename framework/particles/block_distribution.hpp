@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc {
 

@@ -3,7 +3,7 @@
 #include <climits>
 #include <string>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/resample/allgather_resampler.hpp"
 
 namespace rsmc {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/core/mpi.hpp"
+#include "framework/parallel/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"

@@ -19,7 +19,7 @@
 
 #include <string>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 namespace rsmc {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/core/error.hpp"
+#include "base/exact/uint128.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "framework/core/error.hpp"
-#include "framework/core/phase_times.hpp"
-#include "framework/exact/fixed_weight.hpp"
-#include "framework/exact/u128_mpi.hpp"
+#include "base/core/error.hpp"
+#include "framework/parallel/phase_times.hpp"
+#include "base/exact/fixed_weight.hpp"
+#include "framework/parallel/u128_mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/rebalance_plan.hpp"

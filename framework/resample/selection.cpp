@@ -4,12 +4,12 @@
 #include <string>
 #include <utility>
 
-#include "framework/core/error.hpp"
-#include "framework/exact/u128_mpi.hpp"
+#include "base/core/error.hpp"
+#include "framework/parallel/u128_mpi.hpp"
 #include "framework/resample/local_sampling.hpp"
 #include "framework/resample/sorted_multinomial.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc {
 
@@ -35,61 +35,6 @@ std::vector<u128> local_cumulative(const std::vector<std::uint64_t>& w, u128 bel
 void zero_counts(const SelectionInputs& in, std::size_t n, Selection& s) {
   if (in.counts_buffer != nullptr) s.counts = std::move(*in.counts_buffer);
   s.counts.assign(n, 0);
-}
-
-// 256-bit x += y (no overflow in our use: every value is below 2^246).
-void add_to(exact::U256& x, const exact::U256& y) {
-  u128 carry = 0;
-  for (int k = 0; k < 4; ++k) {
-    const u128 sum = u128(x.w[k]) + y.w[k] + carry;
-    x.w[k] = static_cast<std::uint64_t>(sum);
-    carry = sum >> 64;
-  }
-}
-
-// Systematic (stratified when `stratified`): sample j sits at P_j = T (j 2^53 + u_j) / (N 2^53).
-// Comparisons are exact: C_i > P_j <=> C_i N 2^53 > T (j 2^53 + u_j), both sides 256-bit. The walk
-// keeps both sides as running 256-bit sums, so each step costs an addition and a comparison.
-Selection select_evenly_spaced_wide(const SelectionInputs& in, bool stratified) {
-  const std::vector<std::uint64_t>& w = *in.fixed_weights;
-  const u128 n = in.samples, total = in.wheel.total;
-  const u128 denominator = n * kTwo53;  // N 2^53 < 2^117
-  const std::uint64_t shared = offset_bits(in.seed, in.step, 0);
-  auto offset = [&](std::uint64_t j) { return stratified ? offset_bits(in.seed, in.step, j) : shared; };
-  // First sample with P_j >= x, for x an integer on the wheel: P_j >= x <=> T (j 2^53 + u_j) >= x N 2^53.
-  auto first_at_or_above = [&](u128 x) {
-    std::uint64_t lo = 0, hi = in.samples;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (exact::compare_products(total, u128(mid) * kTwo53 + offset(mid), x, denominator) >= 0)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    return lo;
-  };
-  Selection s;
-  zero_counts(in, w.size(), s);
-  s.first_id = first_at_or_above(in.wheel.below);
-  const std::uint64_t end = first_at_or_above(in.wheel.below + in.wheel.local);
-  s.offspring = end - s.first_id;
-  if (s.offspring == 0) return s;
-
-  const exact::U256 step = exact::mul_wide(total, kTwo53);   // T 2^53: from sample j to j + 1
-  exact::U256 base = exact::mul_wide(total, u128(s.first_id) * kTwo53);  // T j 2^53
-  std::size_t i = 0;
-  exact::U256 cumulative = exact::mul_wide(in.wheel.below + w[0], denominator);  // C_i N 2^53
-  for (std::uint64_t j = s.first_id; j < end; ++j) {
-    exact::U256 point = base;  // T (j 2^53 + u_j)
-    add_to(point, exact::mul_wide(total, offset(j)));
-    while (exact::compare(cumulative, point) <= 0) {
-      if (++i == w.size()) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
-      add_to(cumulative, exact::mul_wide(w[i], denominator));
-    }
-    ++s.counts[i];
-    add_to(base, step);
-  }
-  return s;
 }
 
 // The integer parts of the systematic / stratified points, in closed form.
@@ -301,12 +246,6 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   }
   throw Error("select_offspring: unknown scheme");
 }
-
-namespace detail {
-Selection select_evenly_spaced_reference(const SelectionInputs& in, bool stratified) {
-  return select_evenly_spaced_wide(in, stratified);
-}
-}  // namespace detail
 
 Selection select_algorithm1(const SelectionInputs& in) {
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");

@@ -2,7 +2,7 @@
 // the new global id of this rank's first offspring (renumbering). No particle data moves here.
 //
 // The wheel is [0, T): particle i (global id order) owns [C_{i-1}, C_i), where C are exact integer
-// cumulative sums of the fixed-point weights (framework/exact/fixed_weight.hpp). Rank k owns the
+// cumulative sums of the fixed-point weights (base/exact/fixed_weight.hpp). Rank k owns the
 // slice [below, below + local). A sample point P selects the first particle with C_i > P (the
 // monotonic inverse CDF), so offspring come out in ancestor order and the new ids
 // q, q + 1, ... (q = samples that landed on lower ranks) are the same for any number of ranks.
@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
+#include "base/exact/uint128.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 
@@ -65,11 +65,5 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
 // drawing sample i uniformly on [0, T) from the stream of sample i, counts those below its slice
 // and binary-searches those inside. O(N log(N/p)) per rank; reference and benchmark baseline.
 Selection select_algorithm1(const SelectionInputs& in);
-
-namespace detail {
-// Systematic / stratified selection by 256-bit products at every comparison: the reference the
-// 128-bit integer path of select_offspring is tested against.
-Selection select_evenly_spaced_reference(const SelectionInputs& in, bool stratified);
-}  // namespace detail
 
 }  // namespace rsmc

@@ -45,9 +45,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "framework/core/error.hpp"
-#include "framework/exact/exact_sum.hpp"
+#include "base/core/error.hpp"
+#include "base/exact/exact_sum.hpp"
 
 namespace rsmc {
 

@@ -39,11 +39,11 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/core/error.hpp"
-#include "framework/core/portability.hpp"
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/error.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::kernels::alias {
 

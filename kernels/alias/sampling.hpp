@@ -21,7 +21,7 @@
 // of (table, total_draws, seed, step, options) on every backend (counts use atomic increments off the
 // host's Serial space; integer sums do not depend on their order).
 //
-// Not p-invariant (see ARCHITECTURE.md): the caller keeps the ranks' streams apart through
+// Not p-invariant (docs/reproducibility.md): the caller keeps the ranks' streams apart through
 // first_draw_id (e.g. the rank's first global draw index). Section counts depend only on (seed, step,
 // total_draws, rows, section_rows).
 #pragma once

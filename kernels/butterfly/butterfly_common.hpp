@@ -1,5 +1,5 @@
-// Shared pieces of the butterfly-patterned partial-sums sampler (Steele & Tristan; the digest is
-// ../shared/design/seed-butterfly.md): accumulator types, mapping a uniform onto a row's total, and the
+// Shared pieces of the butterfly-patterned partial-sums sampler (Steele & Tristan, "Using
+// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017): accumulator types, mapping a uniform onto a row's total, and the
 // edge rules. Used by the host twins (kernels/host/butterfly_*.hpp), the portable batched draw
 // (kernels/butterfly/batched_categorical.hpp) and the CUDA kernels (kernels/cuda/butterfly.cu), so that
 // all of them turn a uniform into the same point u' bit for bit.
@@ -29,9 +29,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/double_bits.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/double_bits.hpp"
+#include "base/exact/uint128.hpp"
 
 namespace rsmc::kernels::butterfly {
 

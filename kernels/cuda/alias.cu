@@ -4,7 +4,7 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "kernels/alias/alias_core.hpp"
 #include "kernels/cuda/alias.hpp"
 

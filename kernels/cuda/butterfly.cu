@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "framework/core/error.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/error.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/cuda/butterfly.hpp"
 

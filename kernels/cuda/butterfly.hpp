@@ -1,5 +1,5 @@
-// Native CUDA butterfly-patterned partial-sums sampler (Steele & Tristan; digest
-// ../shared/design/seed-butterfly.md): host-callable launchers, pointers are DEVICE pointers. This
+// Native CUDA butterfly-patterned partial-sums sampler (Steele & Tristan, "Using butterfly-patterned
+// partial sums to draw from discrete distributions", PPoPP 2017): host-callable launchers, pointers are DEVICE pointers. This
 // header needs no CUDA headers, so host-compiled code can call them; the kernels live in butterfly.cu.
 //
 // Host twins with the same semantics and bits: kernels/host/butterfly_sampling.hpp (W = 32). Edge rules

@@ -1,6 +1,6 @@
 #include <cuda_runtime.h>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "kernels/cuda/cuda_kernels.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::kernels::cuda {
 

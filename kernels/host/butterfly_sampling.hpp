@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/host/butterfly_table.hpp"
 
 namespace rsmc::kernels::host {

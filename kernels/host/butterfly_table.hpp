@@ -1,5 +1,5 @@
-// Host twin of the butterfly-patterned partial-sums warp algorithm (Steele & Tristan, Algorithms 8, 9
-// and 10; digest: ../shared/design/seed-butterfly.md). It simulates W lanes (W a power of two, 2..32)
+// Host twin of the butterfly-patterned partial-sums warp algorithm (Steele & Tristan, "Using
+// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017, Algorithms 8-10). It simulates W lanes (W a power of two, 2..32)
 // in lockstep: every per-lane statement of the CUDA kernel (kernels/cuda/butterfly.cu) becomes a loop
 // over the lanes, and every shuffle reads the simulated lanes' values. With W = 32 it performs the
 // same operations in the same order as the device, so results agree bit for bit (floats included);

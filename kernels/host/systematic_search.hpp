@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "kernels/inverse_cdf/upper_bound.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::kernels::host {
 

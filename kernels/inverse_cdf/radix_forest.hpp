@@ -1,5 +1,6 @@
-// Cutpoint guide table + radix tree forest (Binder & Keller; digest: ../shared/design/
-// seed-radix-forest.md): a monotonic inverse CDF with O(1) average search, and the Cutpoint +
+// Cutpoint guide table + radix tree forest (Binder & Keller, "Massively parallel construction of
+// radix tree forests for the efficient sampling of discrete or piecewise constant probability
+// distributions", MCQMC 2018, Springer 2020): a monotonic inverse CDF with O(1) average search, and the Cutpoint +
 // binary search baseline that computes exactly the same mapping. Both are built in parallel with
 // Kokkos on an execution space of the caller's choosing; their searches are the device-callable
 // samplers of radix_forest_search.hpp (mapping, key types and cells are documented there).

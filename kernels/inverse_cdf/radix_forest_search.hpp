@@ -1,6 +1,6 @@
 // The search half of the Cutpoint guide table + radix tree forest (Binder & Keller, "Massively
 // parallel construction of radix tree forests for the efficient sampling of discrete or piecewise
-// constant probability distributions"; digest in ../shared/design/seed-radix-forest.md), and of
+// constant probability distributions", MCQMC 2018, Springer 2020), and of
 // its baseline, the Cutpoint method with binary search inside the cell.
 //
 // This header is Kokkos-free on purpose: the samplers below are small copyable structs of raw
@@ -30,8 +30,8 @@
 #include <string>
 #include <type_traits>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/uint128.hpp"
 
 namespace rsmc::kernels {
 

@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/cuda/butterfly.hpp"
 #include "kernels/cuda/cuda_kernels.hpp"
 #include "tests/cuda/cuda_test_support.hpp"

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "environment.hpp"
 #include "fuzz_targets.hpp"
 

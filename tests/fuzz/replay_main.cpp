@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "environment.hpp"
 #include "fuzz_targets.hpp"
 

@@ -1,9 +1,9 @@
-// MPI tests for rsmc::exact::allreduce_exact (framework/exact/exact_sum_mpi.hpp).
+// MPI tests for rsmc::exact::allreduce_exact (framework/parallel/exact_sum_mpi.hpp).
 // Run under mpiexec with any number of ranks; the test main calls MPI_Init / MPI_Finalize.
 //
 // Assertions inside collective sections use CHECK (never REQUIRE), so that a failure on one rank
 // cannot leave the others waiting in a collective; the verdicts are then combined over the ranks.
-#include "framework/exact/exact_sum_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
+#include "framework/parallel/exact_sum_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
 
 #include <catch2/catch.hpp>
 

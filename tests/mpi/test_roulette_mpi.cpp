@@ -16,7 +16,7 @@
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/roulette_resampler.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace {
 

@@ -1,11 +1,11 @@
-// MPI tests for rsmc::exact::exclusive_scan_total (framework/exact/u128_mpi.hpp).
+// MPI tests for rsmc::exact::exclusive_scan_total (framework/parallel/u128_mpi.hpp).
 // Run under mpiexec with any number of ranks; the test main calls MPI_Init / MPI_Finalize.
 //
 // Every rank computes the serial prefix sums of all ranks' values itself (the values are a fixed
 // function of the rank) and compares them with the collective's result. Assertions inside collective
 // sections use CHECK (never REQUIRE), so that a failure on one rank cannot leave the others waiting
 // in a collective; the test main combines the verdicts over the ranks.
-#include "framework/exact/u128_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
+#include "framework/parallel/u128_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
 
 #include <catch2/catch.hpp>
 

@@ -18,12 +18,12 @@
 #include <limits>
 #include <vector>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::test {
 

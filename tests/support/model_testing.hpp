@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/simulate.hpp"

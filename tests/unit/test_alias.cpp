@@ -28,7 +28,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
+#include "base/exact/uint128.hpp"
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/alias/vose.hpp"

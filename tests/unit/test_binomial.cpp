@@ -1,4 +1,4 @@
-// Unit tests for framework/rng/binomial.hpp: binomial() and uniform_below().
+// Unit tests for base/rng/binomial.hpp: binomial() and uniform_below().
 //
 // Every draw uses its own counter-based Stream (seed, Purpose::resample, step = test case, id = draw
 // index), so every test is deterministic and reproducible. Statistical thresholds are derived from
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 #include "tests/support/statistics.hpp"
 
 using rsmc::exact::u128;

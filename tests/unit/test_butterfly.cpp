@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/butterfly/batched_categorical.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/host/butterfly_sampling.hpp"

@@ -1,5 +1,5 @@
-// Unit tests for framework/exact/uint128.hpp (256-bit products, comparisons, correctly rounded
-// conversion to double, decimal strings) and framework/exact/fixed_weight.hpp.
+// Unit tests for base/exact/uint128.hpp (256-bit products, comparisons, correctly rounded
+// conversion to double, decimal strings) and base/exact/fixed_weight.hpp.
 //
 // References are independent of the code under test: products against a schoolbook multiplication
 // on 32-bit limbs, to_double() against an exact check of the rounding in 128-bit integers (distance
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/exact/fixed_weight.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/exact/fixed_weight.hpp"
+#include "base/exact/uint128.hpp"
 
 using rsmc::exact::compare;
 using rsmc::exact::compare_products;

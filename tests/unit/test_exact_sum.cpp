@@ -1,4 +1,4 @@
-// Unit tests for rsmc::exact::ExactSum (framework/exact/exact_sum.hpp).
+// Unit tests for rsmc::exact::ExactSum (base/exact/exact_sum.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/exact/exact_sum.hpp"
+#include "base/exact/exact_sum.hpp"
 
 using rsmc::exact::ExactSum;
 

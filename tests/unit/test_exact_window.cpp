@@ -1,4 +1,4 @@
-// The exact front ends of ExactSum, ExactSumWindow (framework/exact/exact_window.hpp) and
+// The exact front ends of ExactSum, ExactSumWindow (base/exact/exact_window.hpp) and
 // ExactSumBins (exact_bins.hpp): either in front of an ExactSum must leave exactly the value plain
 // ExactSum::add calls give, i.e. the same bytes after normalisation, for terms of any magnitudes,
 // signs, subnormals, non-finite values, and more terms than one window or one flush of bins holds.
@@ -11,9 +11,9 @@
 #include <random>
 #include <vector>
 
-#include "framework/exact/exact_bins.hpp"
-#include "framework/exact/exact_sum.hpp"
-#include "framework/exact/exact_window.hpp"
+#include "base/exact/exact_bins.hpp"
+#include "base/exact/exact_sum.hpp"
+#include "base/exact/exact_window.hpp"
 
 using rsmc::exact::ExactSum;
 using rsmc::exact::ExactSumBins;

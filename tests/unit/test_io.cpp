@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/csv_observations.hpp"
 #include "framework/io/hdf5_observations.hpp"

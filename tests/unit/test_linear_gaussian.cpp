@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
 

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "framework/exact/fixed_weight.hpp"
-#include "framework/exact/uint128.hpp"
+#include "base/exact/fixed_weight.hpp"
+#include "base/exact/uint128.hpp"
 #include "framework/resample/local_sampling.hpp"
 #include "framework/resample/selection.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 #include "tests/support/statistics.hpp"
 

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 #include "models/lorenz96.hpp"
 #include "tests/support/model_testing.hpp"
 

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 #include "kernels/butterfly/batched_categorical.hpp"
 #include "models/regime_switching.hpp"
 #include "tests/support/model_testing.hpp"

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "framework/rng/binomial.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/binomial.hpp"
+#include "base/rng/stream.hpp"
 #include "models/count_distributions.hpp"
 #include "models/sir_epidemic.hpp"
 #include "tests/support/model_testing.hpp"

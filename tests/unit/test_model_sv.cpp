@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 #include "models/stochastic_volatility.hpp"
 #include "tests/support/model_testing.hpp"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "framework/engine/bootstrap_filter.hpp"
-#include "framework/exact/exact_sum.hpp"
+#include "base/exact/exact_sum.hpp"
 #include "tests/support/hazard_models.hpp"
 
 namespace {

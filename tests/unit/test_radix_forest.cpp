@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
+#include "base/exact/uint128.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 

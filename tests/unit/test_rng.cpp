@@ -1,4 +1,4 @@
-// Unit tests for framework/rng/stream.hpp: Philox known answers, the key/counter mapping, stream
+// Unit tests for base/rng/stream.hpp: Philox known answers, the key/counter mapping, stream
 // purity and consumption order, and statistical checks of every distribution.
 //
 // All seeds are fixed, so every test is deterministic. Statistical tolerances are derived from the
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/rng/stream.hpp"
+#include "base/rng/stream.hpp"
 
 namespace {
 

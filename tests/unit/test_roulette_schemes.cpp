@@ -14,9 +14,10 @@
 #include <cmath>
 #include <vector>
 
-#include "framework/exact/fixed_weight.hpp"
+#include "base/exact/fixed_weight.hpp"
 #include "framework/resample/selection.hpp"
-#include "framework/rng/stream.hpp"
+#include "tests/support/selection_reference.hpp"
+#include "base/rng/stream.hpp"
 
 namespace {
 
@@ -171,7 +172,7 @@ TEST_CASE("systematic and stratified: the 128-bit closed form equals the 256-bit
       for (const bool stratified : {false, true}) {
         const auto fast =
             rsmc::select_offspring(stratified ? Scheme::stratified : Scheme::systematic, in, MPI_COMM_SELF);
-        const auto reference = rsmc::detail::select_evenly_spaced_reference(in, stratified);
+        const auto reference = rsmc::testing::select_evenly_spaced_reference(in, stratified);
         INFO("seed " << seed << ", slice " << k << " of " << ranks << (stratified ? ", stratified" : ", systematic"));
         CHECK(fast.first_id == reference.first_id);
         CHECK(fast.offspring == reference.offspring);

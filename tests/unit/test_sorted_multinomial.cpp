@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/exact/uint128.hpp"
+#include "base/exact/uint128.hpp"
 #include "framework/resample/sorted_multinomial.hpp"
 
 namespace {

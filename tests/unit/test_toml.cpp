@@ -5,7 +5,7 @@
 #include <string>
 
 #include "framework/config/toml.hpp"
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 
 using rsmc::config::parse_toml;
 using rsmc::config::TomlValue;

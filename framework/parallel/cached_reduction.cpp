@@ -1,4 +1,4 @@
-#include "framework/exact/cached_reduction.hpp"
+#include "framework/parallel/cached_reduction.hpp"
 
 // The attribute's delete callback: C language linkage (MPI calls it through a C function pointer)
 // and internal linkage (static), defined at the end of this file.

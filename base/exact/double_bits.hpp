@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 
 namespace rsmc::exact::detail {
 

@@ -1,11 +1,11 @@
-#include "framework/exact/u128_mpi.hpp"
+#include "framework/parallel/u128_mpi.hpp"
 
 #include <cstddef>
 #include <cstring>
 #include <string>
 
-#include "framework/core/error.hpp"
-#include "framework/exact/cached_reduction.hpp"
+#include "base/core/error.hpp"
+#include "framework/parallel/cached_reduction.hpp"
 
 // The MPI_Op's function: C language linkage (MPI calls it through a C function pointer) and internal
 // linkage (static), defined at the end of this file.

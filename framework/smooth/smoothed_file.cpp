@@ -1,7 +1,7 @@
 // Writing and reading the smoothed-moments file; layout in smoothed_file.hpp.
-#include "framework/io/smoothed_file.hpp"
+#include "framework/smooth/smoothed_file.hpp"
 
-#include "framework/core/error.hpp"
+#include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_parallel.hpp"
 

@@ -1,10 +1,10 @@
-#include "framework/exact/exact_sum_mpi.hpp"
+#include "framework/parallel/exact_sum_mpi.hpp"
 
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#include "framework/exact/cached_reduction.hpp"
+#include "framework/parallel/cached_reduction.hpp"
 
 namespace rsmc {
 namespace exact {

@@ -7,7 +7,7 @@
 //
 // Why: draws are keyed by the global particle id and the step, never by the rank, thread or device
 // that computes them, so a particle's randomness is the same for any number of MPI ranks, any thread
-// schedule and any stop/restart (the "reproducibility contract" in ARCHITECTURE.md). There is no
+// schedule and any stop/restart (the reproducibility contract, docs/reproducibility.md). There is no
 // hidden global state: a Stream holds only its key/counter position, the unread words of the current
 // Philox block and the cached second Box-Muller variate, so it can be rebuilt anywhere.
 //
@@ -25,7 +25,7 @@
 
 #include <Random123/philox.h>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 
 namespace rsmc::rng {
 

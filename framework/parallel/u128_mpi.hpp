@@ -2,7 +2,7 @@
 //
 // Why: the distributed roulette resampler needs, on every rank k, the sum W_below of the fixed-point
 // weight totals W_j of the ranks j < k and the grand total W_total (see fixed_weight.hpp and
-// ARCHITECTURE.md). Integer sums are exact, so both are the same for any number of ranks and any
+// docs/reproducibility.md). Integer sums are exact, so both are the same for any number of ranks and any
 // reduction order MPI chooses: a selection never depends on where a rank boundary falls.
 //
 // Range (precondition): the grand total must stay below 2^128 (respectively 2^64 for the 64-bit
@@ -13,8 +13,8 @@
 
 #include <cstdint>
 
-#include "framework/core/mpi.hpp"
-#include "framework/exact/uint128.hpp"
+#include "framework/parallel/mpi.hpp"
+#include "base/exact/uint128.hpp"
 
 namespace rsmc::exact {
 

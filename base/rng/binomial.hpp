@@ -1,6 +1,6 @@
 // Exact binomial variates and unbiased 128-bit bounded integers from an rsmc::rng::Stream.
 //
-// Why: multinomial resampling with the reproducibility contract (ARCHITECTURE.md) generates the
+// Why: multinomial resampling with the reproducibility contract (docs/reproducibility.md) generates the
 // sorted uniforms per value range by binomial splitting on a fixed, p-independent tree: the number of
 // N uniforms that fall in the left part of a node is Binomial(n, W_left / W_node). Each node draws
 // from its own counter-based Stream, so the split is a pure function of (seed, step, node), the same
@@ -53,9 +53,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/uint128.hpp"
-#include "framework/rng/stream.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/uint128.hpp"
+#include "base/rng/stream.hpp"
 
 namespace rsmc::rng {
 

@@ -13,7 +13,7 @@
 
 #include <mutex>
 
-#include "framework/core/mpi.hpp"
+#include "framework/parallel/mpi.hpp"
 
 namespace rsmc::exact::detail {
 

@@ -1,6 +1,6 @@
 // Fixed-point particle weights relative to the global maximum log-weight.
 //
-// Why: the distributed roulette resampler (ARCHITECTURE.md, "The reproducibility contract") selects
+// Why: the distributed roulette resampler (docs/reproducibility.md) selects
 // offspring by comparing uniforms against cumulative sums of weights. With floating-point weights
 // those sums depend on how the particles are split over ranks; with integers they are exact, so a
 // selection never depends on where a rank boundary falls. Every weight w_i = exp(l_i) becomes
@@ -33,7 +33,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "framework/core/portability.hpp"
+#include "base/core/portability.hpp"
 
 namespace rsmc::exact {
 

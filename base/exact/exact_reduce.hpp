@@ -15,9 +15,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/exact/exact_bins.hpp"
-#include "framework/exact/exact_sum.hpp"
-#include "framework/exact/exact_window.hpp"
+#include "base/exact/exact_bins.hpp"
+#include "base/exact/exact_sum.hpp"
+#include "base/exact/exact_window.hpp"
 
 namespace rsmc::exact {
 

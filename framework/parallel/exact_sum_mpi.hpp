@@ -1,9 +1,9 @@
 // Reproducible MPI reduction of exact sums (see exact_sum.hpp and the reproducibility contract in
-// ARCHITECTURE.md).
+// docs/reproducibility.md).
 #pragma once
 
-#include "framework/core/mpi.hpp"
-#include "framework/exact/exact_sum.hpp"
+#include "framework/parallel/mpi.hpp"
+#include "base/exact/exact_sum.hpp"
 
 namespace rsmc {
 namespace exact {

@@ -17,9 +17,9 @@
 
 #include <cstdint>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/double_bits.hpp"
-#include "framework/exact/exact_sum.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/double_bits.hpp"
+#include "base/exact/exact_sum.hpp"
 
 namespace rsmc::exact {
 

@@ -1,6 +1,6 @@
 // 128-bit unsigned integers and exact 256-bit products for the fixed-point resampling weights.
 //
-// Why: the distributed roulette resampler (ARCHITECTURE.md, "The reproducibility contract") turns
+// Why: the distributed roulette resampler (docs/reproducibility.md) turns
 // weights into 64-bit fixed-point integers relative to the global maximum; a rank's total, the
 // exclusive scan over ranks and the grand total of N such integers need up to 64 + log2(N) bits, so
 // they are held in 128 bits. Comparing a uniform draw against a cumulative weight scaled by a ratio
@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/double_bits.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/double_bits.hpp"
 
 namespace rsmc::exact {
 

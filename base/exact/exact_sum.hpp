@@ -1,6 +1,6 @@
 // Exact, order-independent summation of doubles: a fixed-point "superaccumulator" (Kulisch style).
 //
-// Why: the reproducibility contract (ARCHITECTURE.md) requires every reported number to be
+// Why: the reproducibility contract (docs/reproducibility.md) requires every reported number to be
 // bitwise identical for any number of ranks and threads. Floating-point addition is not associative,
 // so we add every double exactly into a wide fixed-point integer and round once, at the end. The
 // exact sum does not depend on the order or grouping of the additions, hence neither does the result.
@@ -45,8 +45,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "framework/core/portability.hpp"
-#include "framework/exact/double_bits.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/double_bits.hpp"
 
 namespace rsmc {
 namespace exact {
