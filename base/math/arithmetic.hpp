@@ -6,9 +6,9 @@
 // fixed order has one result everywhere. What breaks that is contraction of a*b + c into a fused
 // multiply-add, which some targets do and others do not. On the device, mul/add/sub below are the
 // __dmul_rn/__dadd_rn/__dsub_rn intrinsics, which nvcc never fuses, so the functions are FMA-free
-// whatever --fmad says. On the host they are plain operators: the host compiler must not contract
-// (-ffp-contract=off, which rsmc_framework sets; GCC's default in ISO C++ mode);
-// tests/unit/test_math.cpp fails if its own build contracts.
+// whatever --fmad says. On the host they are plain operators: GCC must not contract
+// (-ffp-contract=off, which rsmc_framework sets; GCC's default in ISO C++ mode), and
+// tests/unit/test_math.cpp fails if its own build contracts; Clang gets a pragma (below).
 //
 // No double-to-integer conversion instructions are used (their rounding and range behaviour differ
 // between x86 vector widths and CUDA): round_to_integer() adds and subtracts 1.5 * 2^52, and
@@ -28,6 +28,16 @@
 #define RSMC_MATH_FUNCTION RSMC_HOST_DEVICE
 #endif
 
+// Clang marks each operation as contractible or not where it is written, so this pragma at the top
+// of mul/add/sub keeps their products and sums out of any FMA under -ffp-contract=on (Clang's C++
+// default) and fast-honor-pragmas (HIP's default); plain `fast` ignores pragmas and is not allowed.
+// GCC has no such pragma and relies on -ffp-contract=off.
+#if defined(__clang__) && !defined(__CUDACC__)
+#define RSMC_MATH_NO_CONTRACTION _Pragma("clang fp contract(off)")
+#else
+#define RSMC_MATH_NO_CONTRACTION
+#endif
+
 namespace rsmc::math::detail {
 
 // Bit casts (memcpy on the host, __double_as_longlong on the device), shared with the exact sums.
@@ -39,6 +49,7 @@ RSMC_MATH_FUNCTION double mul(double a, double b) {
 #if defined(__CUDA_ARCH__)
     return __dmul_rn(a, b);
 #else
+    RSMC_MATH_NO_CONTRACTION
     return a * b;
 #endif
 }
@@ -47,6 +58,7 @@ RSMC_MATH_FUNCTION double add(double a, double b) {
 #if defined(__CUDA_ARCH__)
     return __dadd_rn(a, b);
 #else
+    RSMC_MATH_NO_CONTRACTION
     return a + b;
 #endif
 }
@@ -55,6 +67,7 @@ RSMC_MATH_FUNCTION double sub(double a, double b) {
 #if defined(__CUDA_ARCH__)
     return __dsub_rn(a, b);
 #else
+    RSMC_MATH_NO_CONTRACTION
     return a - b;
 #endif
 }
