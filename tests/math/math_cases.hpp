@@ -8,8 +8,8 @@
 // the zeros of the result, reduction boundaries, the subnormal range, near overflow), and the
 // argument ranges rsmc's callers use. The regions are listed in `kCases` below.
 // The generators use only basic arithmetic and ldexp/frexp (exact), never libm's log or exp, whose
-// last bits vary between machines: the arguments, like the results, are the same everywhere (when
-// compiled, as rsmc is, without FMA contraction).
+// last bits vary between machines; a product that feeds a sum goes through rsmc::math's uncontracted
+// mul/add, so the arguments, like the results, are the same everywhere.
 #pragma once
 
 #include <cmath>
@@ -34,7 +34,7 @@ struct Bits {
     std::uint64_t state;
     std::uint64_t next() { return state = mix(state); }
     double unit() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-    double uniform(double a, double b) { return a + (b - a) * unit(); }
+    double uniform(double a, double b) { return math::detail::mul_add(b - a, unit(), a); }
     // Log-uniform magnitude 2^e (1 + f), e uniform in [e0, e1), f uniform: every binade alike,
     // subnormals (e < -1022) rounded by ldexp.
     double log_uniform(int e0, int e1) {
@@ -55,6 +55,12 @@ struct Args {
 constexpr double kLn2 = 0.6931471805599453094;
 constexpr double kPi = 3.14159265358979323846;
 
+// (j + 1/2) ln 2 + offset: next to a point where exp's reduction switches from k = j to j + 1.
+inline double near_half_ln2(Bits& b, int j0, int j1) {
+    const double j = static_cast<double>(b.integer(j0, j1)) + 0.5;
+    return math::detail::mul_add(j, kLn2, b.sign() * b.log_uniform(-60, -20));
+}
+
 // Doubles nearest to n pi/2 are where the reduction of sin/cos(x) cancels most: the accuracy test
 // adds the worst of them over the whole domain (found by an exhaustive scan) to region 80-99.
 inline double near_multiple_of_pi_over_2(Bits& b) {
@@ -71,8 +77,7 @@ inline Args exp_args(std::uint64_t i, Bits b) {
     if (r < 70) return {b.sign() * b.log_uniform(-1074, -1), 0};
     if (r < 80) return {b.uniform(-745.14, -708.3), 0};  // subnormal results
     if (r < 90) return {b.uniform(700.0, 709.78), 0};     // near overflow
-    // reduction boundaries (j + 1/2) ln 2, where k = round(x / ln 2) changes
-    return {(static_cast<double>(b.integer(-1074, 1023)) + 0.5) * kLn2 + b.sign() * b.log_uniform(-60, -20), 0};
+    return {near_half_ln2(b, -1074, 1023), 0};  // reduction boundaries
 }
 
 inline Args expm1_args(std::uint64_t i, Bits b) {
@@ -80,7 +85,7 @@ inline Args expm1_args(std::uint64_t i, Bits b) {
     if (r < 30) return {b.uniform(-40.0, 709.78), 0};
     if (r < 50) return {b.uniform(-1.0, 1.0), 0};
     if (r < 70) return {b.sign() * b.log_uniform(-1074, 0), 0};
-    if (r < 80) return {(static_cast<double>(b.integer(-60, 1023)) + 0.5) * kLn2 + b.sign() * b.log_uniform(-60, -20), 0};
+    if (r < 80) return {near_half_ln2(b, -60, 1023), 0};
     if (r < 90) return {b.uniform(-60.0, -30.0), 0};
     return {b.uniform(700.0, 709.78), 0};
 }
@@ -145,7 +150,7 @@ inline Args pow_args(std::uint64_t i, Bits b) {
         const double x = b.log_uniform(-1074, 1024);
         int e = 0;
         const double m = std::frexp(x, &e);                            // x = m 2^e, m in [0.5, 1)
-        const double lx = (static_cast<double>(e) + 2.0 * m - 2.0) * kLn2;  // log x within 0.07
+        const double lx = math::detail::mul(static_cast<double>(e) + 2.0 * m - 2.0, kLn2);  // log x within 0.07
         return {x, lx == 0.0 ? b.uniform(-10, 10) : b.uniform(-745.0, 709.0) / lx};
     }
     if (r < 60) return {b.unit(), 1.0 / b.log_uniform(-10, 0)};  // the gamma sampler: U^(1 / shape)
