@@ -86,10 +86,14 @@ class SourceLines {
 
 // A guard against a toml++ bug. toml++ 3.3 (and its releases up to mid-2026: marzer/tomlplusplus
 // issues 190 and 295) reaches an "unreachable" point, undefined behaviour, when it asks whether some
-// non-ASCII code points (e.g. U+00A1..U+0499) are whitespace. It asks that only of characters outside
+// non-ASCII code points (e.g. U+00A1..U+0499) are whitespace. It asks that of characters outside
 // strings and comments, where TOML allows no non-ASCII character anyway, and inside basic strings of
-// the character after a backslash and of the first one after a line-ending backslash. This scan finds
-// such characters first and refuses them with rsmc's message; toml++ never sees them.
+// the character after a backslash and of the first one after a line-ending backslash. This scan
+// refuses those characters with rsmc's message before toml++ sees them. It follows strings, comments,
+// keys, values, arrays and inline tables only as far as needed to know where toml++ reads a string: a
+// quote inside a bare value (1"x, 1["x") is no string to toml++, which reads on to the next separator.
+// Where it cannot be sure, it counts a character as outside a string: it may refuse input that toml++
+// refuses anyway, never let through one that reaches the bug.
 class NonAsciiGuard {
  public:
   NonAsciiGuard(std::string_view text, const std::string& source) : s_(text), source_(source) {}
@@ -97,18 +101,72 @@ class NonAsciiGuard {
   void check() {
     while (at_ < s_.size()) {
       const char c = s_[at_];
-      if (c == '#') {
-        skip_to_line_end();
-      } else if (c == '"' || c == '\'') {
+      if (c == '#') {  // a comment, or an error in toml++ before anything after it is read
+        while (at_ < s_.size() && s_[at_] != '\n') ++at_;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        ++at_;
+      } else if (c == '\n') {
+        step();
+        previous_ = '\n';
+        if (nesting_.empty()) in_key_ = true;  // a new line: a key or a table header comes next
+      } else if ((c == '"' || c == '\'') && string_may_start()) {
         string(c);
+        previous_ = c;
+      } else if (value_may_start() && !structural(c)) {
+        bare_value();
       } else {
         refuse_if_non_ascii("outside a string or comment (TOML allows none there)");
+        structure(c);
+        previous_ = c;
         step();
       }
     }
   }
 
  private:
+  static bool structural(char c) {
+    return c == '"' || c == '\'' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',';
+  }
+  // toml++ starts a string only where a key or a value starts: at the start of a line, after '=',
+  // '[', ',' or '{', and after a '.' between the parts of a key.
+  bool string_may_start() const {
+    return previous_ == '\n' || previous_ == '=' || previous_ == '[' || previous_ == ',' || previous_ == '{' ||
+           (previous_ == '.' && in_key_);
+  }
+  // Where a value starts: after '=', and in an array after '[', ',' or a line break.
+  bool value_may_start() const {
+    const bool in_array = !nesting_.empty() && nesting_.back() == '[';
+    return !in_key_ && (previous_ == '=' || (in_array && (previous_ == '[' || previous_ == ',' || previous_ == '\n')));
+  }
+  // A number, boolean, date or anything else unquoted: toml++ reads it to the next separator (white
+  // space, ',', ']', '}' or '#'), asking of every character whether it is one, quotes included.
+  void bare_value() {
+    while (at_ < s_.size()) {
+      const char c = s_[at_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' || c == '#') break;
+      refuse_if_non_ascii("outside a string or comment (TOML allows none there)");
+      step();
+    }
+    previous_ = 'v';  // a value: no string starts right after it
+  }
+  // Follows arrays, inline tables and the key / value parts of a line, for string_may_start.
+  void structure(char c) {
+    const char open = nesting_.empty() ? '\0' : nesting_.back();
+    if (c == '=') {
+      in_key_ = false;
+    } else if (c == '[' && !(in_key_ && nesting_.empty())) {  // a value's array (not a table header)
+      nesting_.push_back('[');
+    } else if (c == '{') {
+      nesting_.push_back('{');
+      in_key_ = true;
+    } else if (c == ',' && open == '{') {
+      in_key_ = true;
+    } else if ((c == ']' && open == '[') || (c == '}' && open == '{')) {
+      nesting_.pop_back();
+      in_key_ = false;
+    }
+  }
+
   bool non_ascii() const { return at_ < s_.size() && (static_cast<unsigned char>(s_[at_]) & 0x80) != 0; }
   void refuse_if_non_ascii(const char* where) const {
     if (!non_ascii()) return;
@@ -125,9 +183,7 @@ class NonAsciiGuard {
     ++at_;
   }
   bool ahead(std::string_view what) const { return s_.substr(at_, what.size()) == what; }
-  void skip_to_line_end() {
-    while (at_ < s_.size() && s_[at_] != '\n') ++at_;
-  }
+
   // A string from its opening quote to its closing one (or to the end of its line, where toml++ stops
   // with an error anyway).
   void string(char quote) {
@@ -165,6 +221,9 @@ class NonAsciiGuard {
   const std::string& source_;
   std::size_t at_ = 0, line_start_ = 0;
   int line_ = 1;
+  char previous_ = '\n';  // the last character that is not white space or in a comment
+  bool in_key_ = true;     // in the key part of a line, a table header or an inline table's key
+  std::string nesting_;    // the open '[' (arrays) and '{' (inline tables) of the current value
 };
 
 // Flattens toml++'s tree into full dotted keys ("parameters.phi" -> value).

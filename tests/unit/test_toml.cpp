@@ -128,8 +128,14 @@ TEST_CASE("TOML: malformed or unsupported input names the file and line", "[conf
 }
 
 TEST_CASE("TOML: non-ASCII characters in strings and comments only (a guard against a toml++ bug)", "[config]") {
-  const auto doc = parse_toml("# \xc3\xa9t\xc3\xa9\nk = '\xc3\xa9' # \xc3\xbc\ns = \"\"\"a\\\n  b\xc2\xa7\"\"\"\n", "run.toml");
+  const auto doc = parse_toml(
+      "# \xc3\xa9t\xc3\xa9\nk = '\xc3\xa9' # \xc3\xbc\ns = \"\"\"a\\\n  b\xc2\xa7\"\"\"\n"
+      "t.\"\xc3\xa9\" = [\"\xc3\xa9\",\n  '\xc3\xbc']\nu = {\"\xc3\xa9\" = '\xc3\xa9'}\n[\"\xc3\xa9\".x]\ny = 1\n",
+      "run.toml");
   CHECK(doc.values.at("k").text == "\xc3\xa9");
+  CHECK(doc.values.at("t.\xc3\xa9").elements.size() == 2);
+  CHECK(doc.values.at("u.\xc3\xa9").text == "\xc3\xa9");
+  CHECK(doc.values.at("\xc3\xa9.x.y").integer == 1);
   CHECK(doc.values.at("s").text == "ab\xc2\xa7");  // a line-ending backslash trims the break and the indent
   struct Bad {
     const char* text;
@@ -143,6 +149,9 @@ TEST_CASE("TOML: non-ASCII characters in strings and comments only (a guard agai
       {"s = \"\\\xc3\xa9\"\n", "run.toml:1:7: a non-ASCII character after a backslash in a string"},
       {"s = \"\"\"\\\n\xc2\xa7\"\"\"\n", "run.toml:2:1: a non-ASCII character right after a line-ending backslash"},
       {"s = \"\"\"x\"\"\"\"\xc3\xa9 = 1\n", "run.toml:1:13: a non-ASCII character outside"},  // after """x""""
+      {"c = [1\"x\xcc\xaa\"]\n", "run.toml:1:9: a non-ASCII character outside"},  // 1"x... is no string
+      {"c = 1.\"\xc3\xa9\"\n", "run.toml:1:8: a non-ASCII character outside"},   // '.' in a value
+      {"c = 1[\"x\xcc\xaa\"\n", "run.toml:1:9: a non-ASCII character outside"},  // '[' in a value
   };
   for (const Bad& bad : cases) {
     INFO(bad.text);
