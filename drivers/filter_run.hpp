@@ -29,19 +29,13 @@
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
+#include "framework/model/model_traits.hpp"
 
 namespace rsmc::drivers {
 
-// Whether a model can describe its parameters itself (the built-in ones can: params().describe()).
-template <class Model, class = void>
-struct HasParameterDescription : std::false_type {};
-template <class Model>
-struct HasParameterDescription<Model, std::void_t<decltype(std::declval<const Model&>().params().describe())>>
-    : std::true_type {};
-
 template <class Model>
 std::string FilterCommand::parameters_text(const Model& model_instance) const {
-  if constexpr (HasParameterDescription<Model>::value)
+  if constexpr (has_parameter_description_v<Model>)  // framework/model/model_traits.hpp
     return model_instance.params().describe();
   else
     return model_parameters.describe();

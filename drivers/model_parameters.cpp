@@ -1,3 +1,4 @@
+// See model_parameters.hpp.
 #include "drivers/model_parameters.hpp"
 
 #include "base/core/error.hpp"
@@ -83,6 +84,12 @@ std::vector<double> ModelParameters::matrix(const std::string& name, const std::
     }
   }
   return out;
+}
+
+void ModelParameters::Reader::operator()(const RealMatrix& p) const {
+  int rows = 0, cols = 0;
+  p.value = given.matrix(p.name, p.value, p.rows, p.cols, rows, cols);
+  if (p.sets_rows) p.rows = rows;
 }
 
 std::string ModelParameters::describe() const {

@@ -1,6 +1,6 @@
 // Model parameters from a run configuration's [parameters] table, with errors naming the file, the
-// line, the parameter and what was expected. The registry (model_registry.hpp) turns them into each
-// model's parameter struct; anything not given keeps the model's default.
+// line, the parameter and what was expected. read<P>() turns them into a model's parameter struct
+// (declared as in framework/model/parameters.hpp); anything not given keeps the declared default.
 #pragma once
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/config/toml.hpp"
+#include "framework/model/parameters.hpp"
 
 namespace rsmc::drivers {
 
@@ -39,7 +40,40 @@ class ModelParameters {
   // Every given key must be one of `known` (the model's parameter names).
   void check_known(const std::string& model, const std::vector<std::string>& known) const;
 
+  // The parameter struct P: P's declared defaults, overridden by the values given here. A key P does
+  // not declare, a value of the wrong type, an integer outside its declared bounds (or beyond what
+  // its member holds) and an unknown choice are errors naming the parameter (the type and range
+  // errors also the file and line). The other constraints are P::validate()'s.
+  template <class P>
+  P read() const {
+    check_known(P::model, P::parameter_names());
+    P params;
+    params.declare_parameters(Reader{*this, P::model});
+    return params;
+  }
+
  private:
+  // Sets each declared parameter that the configuration gives (read<P>()).
+  struct Reader {
+    const ModelParameters& given;
+    const char* model;
+    void operator()(const Real& p) const { p.value = given.number(p.name, p.value); }
+    template <class Int>
+    void operator()(const Integer<Int>& p) const {
+      if (!p.derived) p.value = static_cast<Int>(given.integer(p.name, p.value, p.lowest(), p.highest()));
+    }
+    template <class E>
+    void operator()(const Choice<E>& p) const {
+      if (!given.has(p.name)) return;
+      const std::string text = given.text(p.name, "");
+      const ChoiceOption<E>* found = p.find(text);
+      if (found == nullptr) bad_parameter(model, p.name, "'" + text + "'", p.list('\''));
+      p.value = found->value;
+    }
+    void operator()(const RealVector& p) const { p.value = given.vector(p.name, p.value); }
+    void operator()(const RealMatrix& p) const;
+  };
+
   [[noreturn]] void bad(const std::string& name, const std::string& expected) const;
 
   std::map<std::string, config::TomlValue> values_;

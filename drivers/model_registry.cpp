@@ -65,9 +65,9 @@ std::string models_text() {
   for (const auto& e : model_entries()) {
     out += e.name + "\n    " + e.summary + "\n    [parameters]\n";
     for (const auto& p : e.parameters) {
-      std::string line = "      " + p[0] + " = " + p[1];
+      std::string line = "      " + p.name + " = " + p.default_text;
       line.resize(std::max<std::size_t>(line.size() + 2, 44), ' ');
-      out += line + "# " + p[2] + "\n";
+      out += line + "# " + p.doc + "\n";
     }
   }
   return out;

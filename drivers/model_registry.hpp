@@ -9,10 +9,11 @@
 
 #include <mpi.h>
 
-#include <array>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "framework/model/parameters.hpp"
 
 namespace rsmc::drivers {
 
@@ -23,7 +24,7 @@ class ModelParameters;
 struct ModelEntry {
   std::string name;
   std::string summary;
-  std::vector<std::array<std::string, 3>> parameters;  // {name, default, meaning}
+  std::vector<ParameterRow> parameters;  // name, default and meaning, from the parameter declarations
   std::function<int(FilterCommand&, MPI_Comm)> filter;      // runs `rsmc filter` with this model
   std::function<int(SimulateCommand&, MPI_Comm)> simulate;  // runs `rsmc simulate` with this model
   // Builds the model from [parameters] and discards it: the checks of a configuration without a run

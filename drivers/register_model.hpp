@@ -1,45 +1,63 @@
-// register_model: make a model available to the standard command line under a name.
+// register_model: make a model available to the standard command line.
 //
-//   rsmc::drivers::register_model("random_walk", "x_t = x_{t-1} + N(0, q), y_t = x_t + N(0, r)",
-//                                 {{"q", "0.5", "process noise variance"}, {"r", "1.0", "..."}},
-//                                 [](const rsmc::drivers::ModelParameters& p) {
-//                                   return RandomWalk(p.number("q", 0.5), p.number("r", 1.0));
-//                                 });
+//   rsmc::drivers::register_model<RandomWalk>("x_t = x_{t-1} + N(0, q), y_t = x_t + N(0, r)");
 //   return rsmc::drivers::run_cli(argc, argv);   // drivers/cli.hpp
 //
-// `build` turns a run configuration's [parameters] into the model (keys not listed in `parameters`
-// are refused before it is called; anything not given keeps the default `build` chooses). The
-// filter and simulate commands are compiled here, in the caller's program, for the model's type:
-// the same engine, options, checkpoints and outputs as the built-in models.
+// Everything about the model's parameters comes from its parameter struct, the type of
+// model.params(), declared as in framework/model/parameters.hpp: the name the model is registered
+// under (Params::model), the [parameters] a run file may set, their defaults and meanings (what
+// `rsmc models` prints) and their checks. The model is built as Model(params).
+//
+// A parameter struct that is not the model's own registers with the function that builds the model
+// from it; the struct's type is that function's argument type:
+//
+//   register_model("the local level model ...", [](const models::LocalLevelParams& p) {
+//     return models::LinearGaussian(p.linear_gaussian());
+//   });
+//
+// Keys under [parameters] that the struct does not declare are refused before the model is built;
+// anything not given keeps its declared default. The filter and simulate commands are compiled here,
+// in the caller's program, for the model's type: the same engine, options, checkpoints and outputs as
+// the built-in models.
 #pragma once
 
-#include <array>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "drivers/filter_run.hpp"
 #include "drivers/model_parameters.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/simulate_run.hpp"
+#include "framework/model/parameters.hpp"
 
 namespace rsmc::drivers {
 
+namespace register_detail {
+
+// The parameter type of a (non-generic) lambda or function object taking one argument.
+template <class Call>
+struct ArgumentOf;
+template <class Class, class Result, class Argument>
+struct ArgumentOf<Result (Class::*)(Argument) const> {
+  using type = std::decay_t<Argument>;
+};
+
+}  // namespace register_detail
+
 template <class Build>
-void register_model(std::string name, std::string summary, std::vector<std::array<std::string, 3>> parameters,
-                    Build build) {
-  using Model = std::decay_t<std::invoke_result_t<Build&, const ModelParameters&>>;
-  std::vector<std::string> known;
-  for (const auto& p : parameters) known.push_back(p[0]);
-  auto make = [name, known, build](const ModelParameters& given) -> Model {
-    given.check_known(name, known);
-    return build(given);
+void register_model(std::string summary, Build build) {
+  using Params = typename register_detail::ArgumentOf<decltype(&Build::operator())>::type;
+  using Model = std::decay_t<std::invoke_result_t<Build&, const Params&>>;
+  auto make = [build](const ModelParameters& given) -> Model {
+    const Params params = given.read<Params>();
+    params.validate();
+    return build(params);
   };
   ModelEntry entry;
-  entry.name = std::move(name);
+  entry.name = Params::model;
   entry.summary = std::move(summary);
-  entry.parameters = std::move(parameters);
+  entry.parameters = parameter_rows<Params>();
   entry.filter = [make](FilterCommand& command, MPI_Comm comm) {
     return command.run_model(comm, make(command.model_parameters));
   };
@@ -48,6 +66,12 @@ void register_model(std::string name, std::string summary, std::vector<std::arra
   };
   entry.build = [make](const ModelParameters& given) { (void)make(given); };
   add_model(std::move(entry));
+}
+
+template <class Model>
+void register_model(std::string summary) {
+  using Params = std::decay_t<decltype(std::declval<const Model&>().params())>;
+  register_model(std::move(summary), [](const Params& params) { return Model(params); });
 }
 
 }  // namespace rsmc::drivers

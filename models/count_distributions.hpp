@@ -1,5 +1,5 @@
-// Poisson, gamma and negative binomial variates and log-probabilities, for the count models
-// (models/sir_epidemic.hpp). RSMC_HOST_DEVICE: host, Kokkos kernels and raw CUDA kernels; no Kokkos,
+// Poisson, gamma and negative binomial variates, for the count models (models/sir_epidemic.hpp);
+// their log-probabilities are framework/model/densities.hpp's poisson_log and negative_binomial_log. RSMC_HOST_DEVICE: host, Kokkos kernels and raw CUDA kernels; no Kokkos,
 // no MPI, no allocation. Draws come from an rsmc::rng::Stream, so they are pure functions of the
 // stream's (seed, purpose, step, id) and position.
 //
@@ -13,8 +13,6 @@
 //   a uniform per try (~1.03 tries for shape >= 1); shape < 1 through Gamma(shape + 1) U^(1 / shape).
 // negative_binomial(s, mean, size): the gamma-Poisson mixture Poisson(Gamma(size, mean / size)):
 //   mean `mean`, variance mean + mean^2 / size.
-// The log-probabilities take the count as a double (observations are doubles) and are NaN for a
-// count that is negative or not an integer; with mean 0 the distribution is the point mass at 0.
 #pragma once
 
 #include <cmath>
@@ -75,27 +73,6 @@ RSMC_HOST_DEVICE double standard_gamma(rng::Stream& s, double shape) {
 RSMC_HOST_DEVICE double negative_binomial(rng::Stream& s, double mean, double size) {
   if (!(mean > 0.0)) return 0.0;
   return poisson(s, standard_gamma(s, size) * (mean / size));
-}
-
-// Whether y is a count (a non-negative integer).
-RSMC_HOST_DEVICE bool is_count(double y) { return y >= 0.0 && floor(y) == y; }
-
-// Point mass at 0 when the mean is 0: log 1 = 0 for y = 0, log 0 = -inf otherwise.
-RSMC_HOST_DEVICE double log_point_mass_at_zero(double y) { return y == 0.0 ? 0.0 : -HUGE_VAL; }
-
-RSMC_HOST_DEVICE double poisson_log_pmf(double y, double lambda) {
-  if (!is_count(y)) return NAN;
-  if (!(lambda > 0.0)) return log_point_mass_at_zero(y);
-  return y * log(lambda) - lambda - lgamma(y + 1.0);
-}
-
-// NB with mean `mean` and size r: lgamma(y + r) - lgamma(r) - lgamma(y + 1) + r log(r / (r + mean))
-// + y log(mean / (r + mean)).
-RSMC_HOST_DEVICE double negative_binomial_log_pmf(double y, double mean, double size) {
-  if (!is_count(y)) return NAN;
-  if (!(mean > 0.0)) return log_point_mass_at_zero(y);
-  const double total = size + mean;
-  return lgamma(y + size) - lgamma(size) - lgamma(y + 1.0) + size * log(size / total) + y * log(mean / total);
 }
 
 }  // namespace rsmc::models::counts

@@ -9,12 +9,11 @@
 #include <vector>
 
 #include "base/core/error.hpp"
+#include "framework/model/densities.hpp"
 
 namespace rsmc::models {
 
 namespace {
-
-constexpr double kLog2Pi = 1.8378770664093454835606594728112;  // log(2 pi)
 
 // A small dense row-major matrix.
 struct Mat {
@@ -188,12 +187,9 @@ KalmanResult kalman_filter(const LinearGaussianParams& params, const Observation
       // log N(v; 0, S) = -k/2 log(2 pi) - sum log L_ii - |L^{-1} v|^2 / 2.
       std::vector<double> w = v;
       forward(L, w);
-      double quad = 0.0, log_det_half = 0.0;
-      for (int a = 0; a < k; ++a) {
-        quad += w[a] * w[a];
-        log_det_half += std::log(L(a, a));
-      }
-      const double increment = -0.5 * k * kLog2Pi - log_det_half - 0.5 * quad;
+      double quad = 0.0;
+      for (int a = 0; a < k; ++a) quad += w[a] * w[a];
+      const double increment = mvnormal_log(quad, mvnormal_log_normaliser(k, half_log_det_from_cholesky(L.v.data(), k)));
       result.log_likelihood_increment[static_cast<std::size_t>(t - 1)] = increment;
 
       // Gain K = P C_o' S^{-1} (d x k): row i of K solves S K_i' = (P C_o')_i'.

@@ -1,5 +1,5 @@
-// Host-only parts of the linear Gaussian model: parameter validation and description, the Cholesky
-// factors, and packing everything into Views. See linear_gaussian.hpp.
+// Host-only parts of the linear Gaussian model: the checks between its parameters (sizes, definiteness),
+// the Cholesky factors, and packing everything into Views. See linear_gaussian.hpp.
 #include "models/linear_gaussian.hpp"
 
 #include <cfloat>
@@ -17,15 +17,10 @@ namespace rsmc::models {
 
 namespace {
 
-constexpr double kLog2Pi = 1.8378770664093454835606594728112;  // log(2 pi)
-
 std::string prefix() { return std::string(LinearGaussian::name) + ": "; }
 
 // Shortest decimal form that reads back as the same double.
-std::string number(double v) { return support::number_text(v); }
-
-using support::matrix_text;
-using support::vector_text;
+std::string number(double v) { return number_text(v); }
 
 // rows_name / cols_name: the symbols of the dimensions ("d", "m"); cols_name null for a vector.
 void check_size(const char* what, const std::vector<double>& v, int rows, int cols, const char* rows_name,
@@ -39,21 +34,6 @@ void check_size(const char* what, const std::vector<double>& v, int rows, int co
     else
       msg << rows_name << " = " << expected;
     throw Error(msg.str());
-  }
-}
-
-void check_finite(const char* what, const std::vector<double>& v, int cols, bool is_vector) {
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    if (!std::isfinite(v[k])) {
-      std::ostringstream msg;
-      msg << prefix() << what;
-      if (is_vector)
-        msg << "[" << k << "]";
-      else
-        msg << "[" << k / cols << "][" << k % cols << "]";
-      msg << " is " << v[k] << "; expected a finite number";
-      throw Error(msg.str());
-    }
   }
 }
 
@@ -127,19 +107,6 @@ std::vector<double> lower_inverse(const std::vector<double>& l, int n) {
 
 }  // namespace
 
-LinearGaussianParams LinearGaussianParams::default_2d() {
-  LinearGaussianParams p;
-  p.d = 2;
-  p.m = 2;
-  p.A = {0.9, 0.2, -0.2, 0.9};
-  p.Q = {0.1, 0.0, 0.0, 0.1};
-  p.C = {1.0, 0.0, 0.0, 1.0};
-  p.R = {0.5, 0.0, 0.0, 0.5};
-  p.m0 = {0.0, 0.0};
-  p.P0 = {1.0, 0.0, 0.0, 1.0};
-  return p;
-}
-
 LinearGaussianParams LinearGaussianParams::local_level(double sigma_eta2, double sigma_eps2, double a1,
                                                        double p1) {
   LinearGaussianParams p;
@@ -154,44 +121,21 @@ LinearGaussianParams LinearGaussianParams::local_level(double sigma_eta2, double
   return p;
 }
 
-void LinearGaussianParams::validate() const {
-  if (d < 1) throw Error(prefix() + "d = " + std::to_string(d) + "; expected a state dimension >= 1");
-  if (m < 1) throw Error(prefix() + "m = " + std::to_string(m) + "; expected an observation dimension >= 1");
+void LinearGaussianParams::check_relations() const {
   check_size("A", A, d, d, "d", "d");
   check_size("Q", Q, d, d, "d", "d");
   check_size("C", C, m, d, "m", "d");
   check_size("R", R, m, m, "m", "m");
   check_size("m0", m0, d, 1, "d", nullptr);
   check_size("P0", P0, d, d, "d", "d");
-  check_finite("A", A, d, false);
-  check_finite("Q", Q, d, false);
-  check_finite("C", C, d, false);
-  check_finite("R", R, m, false);
-  check_finite("m0", m0, 1, true);
-  check_finite("P0", P0, d, false);
   check_spd("Q", Q, d, nullptr);
   check_spd("R", R, m, nullptr);
   check_spd("P0", P0, d, nullptr);
 }
 
-std::string LinearGaussianParams::describe() const {
-  std::string s;
-  s += "d = " + std::to_string(d) + "\n";
-  s += "m = " + std::to_string(m) + "\n";
-  s += "A = " + matrix_text(A, d, d) + "\n";
-  s += "Q = " + matrix_text(Q, d, d) + "\n";
-  s += "C = " + matrix_text(C, m, d) + "\n";
-  s += "R = " + matrix_text(R, m, m) + "\n";
-  s += "m0 = " + vector_text(m0) + "\n";
-  s += "P0 = " + matrix_text(P0, d, d) + "\n";
-  return s;
-}
-
 LinearGaussian::LinearGaussian(const LinearGaussianParams& p) : d_(p.d), m_(p.m) {
   p.validate();
-  if (!Kokkos::is_initialized())
-    throw Error(prefix() + "Kokkos is not initialised; expected the model to be created between "
-                           "Kokkos::initialize and Kokkos::finalize");
+  support::require_kokkos(name);
 
   std::vector<double> lq, lr, l0;
   check_spd("Q", p.Q, d_, &lq);
@@ -205,9 +149,7 @@ LinearGaussian::LinearGaussian(const LinearGaussianParams& p) : d_(p.d), m_(p.m)
       for (int j = 0; j <= i; ++j) s += minv[i * m_ + j] * p.C[j * d_ + k];
       mc[i * d_ + k] = s;
     }
-  double log_det_half = 0.0;  // sum log diag(chol(R)) = log det(R) / 2
-  for (int i = 0; i < m_; ++i) log_det_half += std::log(lr[i * m_ + i]);
-  log_norm_ = -0.5 * m_ * kLog2Pi - log_det_half;
+  log_norm_ = mvnormal_log_normaliser(m_, half_log_det_from_cholesky(lr.data(), m_));
 
   // Host copy of the parameters, for params().
   {

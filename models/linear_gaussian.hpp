@@ -37,53 +37,77 @@
 #include <vector>
 
 #include "base/core/portability.hpp"
-#include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
+#include "framework/model/densities.hpp"
+#include "framework/model/parameters.hpp"
+#include "framework/model/state_view.hpp"
 
 namespace rsmc::models {
 
 // Host-side parameters: plain vectors, matrices row-major (entry (i, j) of an r x c matrix at
-// [i * c + j]).
-struct LinearGaussianParams {
-  int d = 2;  // state dimension
-  int m = 2;  // observation dimension
-  std::vector<double> A;   // d x d  transition matrix
-  std::vector<double> Q;   // d x d  transition noise covariance (symmetric positive definite)
-  std::vector<double> C;   // m x d  observation matrix
-  std::vector<double> R;   // m x m  observation noise covariance (symmetric positive definite)
-  std::vector<double> m0;  // d      prior mean of x_0
-  std::vector<double> P0;  // d x d  prior covariance of x_0 (symmetric positive definite)
+// [i * c + j]). The defaults are the demo model (d = m = 2):
+//   A  = [[0.9, 0.2], [-0.2, 0.9]]  a rotation by atan(0.2 / 0.9) ~ 12.5 degrees per step, scaled
+//                                   by |0.9 + 0.2i| = sqrt(0.85) ~ 0.922 (stable, damped oscillation)
+//   Q  = 0.1 I                      so the stationary state covariance is Q / (1 - 0.85) = (2/3) I
+//   C  = I                          both components observed
+//   R  = 0.5 I                      signal-to-noise variance ratio (2/3) / 0.5 = 4/3 per component
+//   m0 = [0, 0],  P0 = I            a prior somewhat wider than the stationary distribution
+// A run file gives the matrices; d is the number of rows of A, m the number of rows of C.
+struct LinearGaussianParams : ParameterSet<LinearGaussianParams> {
+  static constexpr const char* model = "linear_gaussian";
+  int d, m;                          // state and observation dimension
+  std::vector<double> A, Q, C, R, m0, P0;
+  LinearGaussianParams() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(dimension("d", d, 2, "state dimension (the rows of A)"));
+    declare(dimension("m", m, 2, "observation dimension (the rows of C)"));
+    declare(real_matrix("A", A, {0.9, 0.2, -0.2, 0.9}, d, d, "d x d transition matrix").defines_rows());
+    declare(real_matrix("Q", Q, {0.1, 0.0, 0.0, 0.1}, d, d, "d x d transition noise covariance (positive definite)"));
+    declare(real_matrix("C", C, {1.0, 0.0, 0.0, 1.0}, m, d, "m x d observation matrix").defines_rows());
+    declare(real_matrix("R", R, {0.5, 0.0, 0.0, 0.5}, m, m, "m x m observation noise covariance (positive definite)"));
+    declare(real_vector("m0", m0, {0.0, 0.0}, "prior mean of x_0"));
+    declare(real_matrix("P0", P0, {1.0, 0.0, 0.0, 1.0}, d, d, "prior covariance of x_0 (positive definite)"));
+  }
 
-  // The demo model (d = m = 2):
-  //   A  = [[0.9, 0.2], [-0.2, 0.9]]  a rotation by atan(0.2 / 0.9) ~ 12.5 degrees per step, scaled
-  //                                   by |0.9 + 0.2i| = sqrt(0.85) ~ 0.922 (stable, damped oscillation)
-  //   Q  = 0.1 I                      so the stationary state covariance is Q / (1 - 0.85) = (2/3) I
-  //   C  = I                          both components observed
-  //   R  = 0.5 I                      signal-to-noise variance ratio (2/3) / 0.5 = 4/3 per component
-  //   m0 = [0, 0],  P0 = I            a prior somewhat wider than the stationary distribution
-  static LinearGaussianParams default_2d();
+  // The demo model: the defaults above.
+  static LinearGaussianParams default_2d() { return LinearGaussianParams(); }
 
   // The local level model (d = m = 1, A = C = 1): Q = sigma_eta2, R = sigma_eps2, m0 = a1, P0 = p1.
   // Note the time convention: (a1, p1) is the distribution of x_0, BEFORE the first transition, so
   // x_1 ~ N(a1, p1 + sigma_eta2). (Durbin & Koopman's a_1, P_1 describe x_1 itself.)
   static LinearGaussianParams local_level(double sigma_eta2, double sigma_eps2, double a1, double p1);
 
-  // Throws rsmc::Error unless d, m >= 1, every matrix / vector has the right size, every entry is
-  // finite, and Q, R and P0 are symmetric (to a relative 1e-10 of the largest entry) and numerically
-  // positive definite (Cholesky pivots above n * DBL_EPSILON * the largest diagonal entry). Q and P0
-  // are required to be positive DEFINITE, not semi-definite: a degenerate noise or prior must be
-  // modelled with a smaller state. Messages name the parameter, e.g.
+  // validate() checks d, m >= 1 and finite entries (the declarations), then this: every matrix / vector
+  // has the right size, and Q, R and P0 are symmetric (to a relative 1e-10 of the largest entry) and
+  // numerically positive definite (Cholesky pivots above n * DBL_EPSILON * the largest diagonal
+  // entry). Q and P0 are required to be positive DEFINITE, not semi-definite: a degenerate noise or
+  // prior must be modelled with a smaller state. Messages name the parameter, e.g.
   // "linear_gaussian: Q is not symmetric positive definite (...)".
-  void validate() const;
+  void check_relations() const;
+};
 
-  // One line per parameter ("d = 2", "A = [[0.9, 0.2], [-0.2, 0.9]]", ...), each ending in '\n', with
-  // every number in its shortest round-trip form; for output-file attributes.
-  std::string describe() const;
+// The local level model as a model of its own (`rsmc filter --model local_level`): four numbers that
+// make a LinearGaussianParams with d = m = 1 (LinearGaussianParams::local_level).
+struct LocalLevelParams : ParameterSet<LocalLevelParams> {
+  static constexpr const char* model = "local_level";
+  double sigma_eta2, sigma_eps2, a1, p1;
+  LocalLevelParams() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(real("sigma_eta2", sigma_eta2, 1.0, "level noise variance").positive());
+    declare(real("sigma_eps2", sigma_eps2, 1.0, "observation noise variance").positive());
+    declare(real("a1", a1, 0.0, "prior mean of x_0"));
+    declare(real("p1", p1, 1.0, "prior variance of x_0").positive());
+  }
+  LinearGaussianParams linear_gaussian() const {
+    return LinearGaussianParams::local_level(sigma_eta2, sigma_eps2, a1, p1);
+  }
 };
 
 class LinearGaussian {
  public:
-  static constexpr const char* name = "linear_gaussian";
+  static constexpr const char* name = LinearGaussianParams::model;
 
   // Validates the parameters, computes the Cholesky factors and constants, and copies them to the
   // default memory space. Throws rsmc::Error on invalid parameters or if Kokkos is not initialised.
@@ -119,11 +143,11 @@ class LinearGaussian {
       for (int k = 0; k < d_; ++k) u -= krow[k] * x[k];
       quad += u * u;
     }
-    return log_norm_ - 0.5 * quad;
+    return mvnormal_log(quad, log_norm_);
   }
 
   // y ~ N(C x, R): y = C x + chol(R) z. `x` and `y` must not alias.
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, StateView y, int /*step*/,
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
                                              rng::Stream& rng) const {
     affine_plus_noise(c_, d_, x, nullptr, lr_, m_, y, rng);
   }
@@ -132,9 +156,11 @@ class LinearGaussian {
   // out = B src + offset + L z for an `rows` x `cols` matrix B (skipped if null), an offset vector
   // (skipped if null), a lower triangular rows x rows L (row-major, full storage) and rows fresh
   // standard normals z drawn in order. z is kept in `out` until consumed (see the header comment).
+  // `out` is a state or an observation.
+  template <class Out>
   RSMC_HOST_DEVICE static void affine_plus_noise(const double* b, int cols, ConstStateView src,
-                                                 const double* offset, const double* l, int rows,
-                                                 StateView out, rng::Stream& rng) {
+                                                 const double* offset, const double* l, int rows, Out out,
+                                                 rng::Stream& rng) {
     for (int i = 0; i < rows; ++i) out[i] = rng.normal();
     for (int i = rows - 1; i >= 0; --i) {
       const double* lrow = l + i * rows;

@@ -40,40 +40,50 @@
 
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "base/core/portability.hpp"
-#include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
+#include "framework/model/densities.hpp"
+#include "framework/model/parameters.hpp"
+#include "framework/model/state_view.hpp"
 
 namespace rsmc::models {
 
-struct Lorenz96Params {
-  int d = 40;               // state dimension, >= 4
-  double F = 8.0;           // forcing
-  double dt = 0.05;         // length of the RK4 step per filter step, > 0
-  double process_sd = 0.1;  // sd of the Gaussian noise added to each component per step, > 0
-  int obs_every = 1;        // observe components 0, k, 2k, ... (k >= 1); m = ceil(d / k)
-  double obs_sd = 1.0;      // observation noise sd, > 0
-  double x0_mean = 8.0;     // mean of every component of x_0
-  double x0_sd = 1.0;       // sd of every component of x_0, > 0
-
-  // Throws rsmc::Error naming the parameter unless d >= 4, 1 <= obs_every <= d, every real is finite
-  // and dt, process_sd, obs_sd, x0_sd > 0.
-  void validate() const;
-  // One "name = value" line per parameter, in the order above.
-  std::string describe() const;
-  static std::vector<std::string> parameter_names() {
-    return {"d", "F", "dt", "process_sd", "obs_every", "obs_sd", "x0_mean", "x0_sd"};
+struct Lorenz96Params : ParameterSet<Lorenz96Params> {
+  static constexpr const char* model = "lorenz96";
+  int d;
+  double F, dt, process_sd;
+  int obs_every;
+  double obs_sd, x0_mean, x0_sd;
+  Lorenz96Params() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(integer("d", d, 40, "state dimension").at_least(4, "the tendency reads x_{j-2}..x_{j+1}"));
+    declare(real("F", F, 8.0, "forcing"));
+    declare(real("dt", dt, 0.05, "length of the RK4 step per filter step").positive());
+    declare(real("process_sd", process_sd, 0.1, "sd of the noise added to each component per step").positive());
+    declare(integer("obs_every", obs_every, 1, "observe components 0, k, 2k, ..., k <= d").at_least(1));
+    declare(real("obs_sd", obs_sd, 1.0, "observation noise sd").positive());
+    declare(real("x0_mean", x0_mean, 8.0, "mean of every component of x_0"));
+    declare(real("x0_sd", x0_sd, 1.0, "sd of every component of x_0").positive());
+  }
+  void check_relations() const {
+    if (obs_every > d)
+      bad_parameter(model, "obs_every", std::to_string(obs_every),
+                    "an integer 1 <= obs_every <= d = " + std::to_string(d));
   }
 };
 
 class Lorenz96 {
  public:
-  static constexpr const char* name = "lorenz96";
+  static constexpr const char* name = Lorenz96Params::model;
 
   // Validates the parameters (throws rsmc::Error).
-  explicit Lorenz96(const Lorenz96Params& params);
+  explicit Lorenz96(const Lorenz96Params& params)
+      : p_(validated(params)),
+        m_((p_.d + p_.obs_every - 1) / p_.obs_every),
+        inv_sd_(1.0 / p_.obs_sd),
+        log_norm1_(normal_log_normaliser_sd(p_.obs_sd)) {}
 
   Lorenz96Params params() const { return p_; }
   static std::string state_name(int c) { return "x" + std::to_string(c); }
@@ -128,21 +138,21 @@ class Lorenz96 {
     for (int j = 0; j < m_; ++j) {
       const double yj = y[j];
       if (yj != yj) continue;  // NaN: not observed
-      const double u = (yj - x[j * p_.obs_every]) * inv_sd_;
-      sum += log_norm1_ - 0.5 * u * u;
+      sum += normal_log_inv_sd(yj, x[j * p_.obs_every], inv_sd_, log_norm1_);
     }
     return sum;
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, StateView y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::Stream& rng) const {
     for (int j = 0; j < m_; ++j) y[j] = x[j * p_.obs_every] + p_.obs_sd * rng.normal();
   }
 
  private:
   Lorenz96Params p_;
-  int m_ = 0;              // ceil(d / obs_every)
-  double inv_sd_ = 0.0;    // 1 / obs_sd
-  double log_norm1_ = 0.0;  // -log(2 pi obs_sd^2) / 2, per observed component
+  int m_;             // ceil(d / obs_every)
+  double inv_sd_;     // 1 / obs_sd
+  double log_norm1_;  // -log(2 pi obs_sd^2) / 2, per observed component
 };
 
 }  // namespace rsmc::models

@@ -21,40 +21,44 @@
 
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "base/core/portability.hpp"
-#include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
+#include "framework/model/densities.hpp"
+#include "framework/model/parameters.hpp"
+#include "framework/model/state_view.hpp"
 
 namespace rsmc::models {
 
-struct NonlinearGrowthParams {
-  double alpha = 0.5;    // linear autoregression coefficient
-  double beta = 25.0;    // coefficient of the growth term x / (1 + x^2)
-  double gamma = 8.0;    // amplitude of the periodic forcing
-  double omega = 1.2;    // angular frequency of the forcing, per step
-  double kappa = 0.05;   // observation coefficient: y = kappa x^2 + noise
-  double q = 10.0;       // process noise variance, > 0
-  double r = 1.0;        // observation noise variance, > 0
-  double m0 = 0.0;       // prior mean of x_0
-  double p0 = 5.0;       // prior variance of x_0, > 0
-
-  // Throws rsmc::Error naming the parameter unless every value is finite and q, r, p0 > 0.
-  void validate() const;
-  // One "name = value" line per parameter, in the order above.
-  std::string describe() const;
-  static std::vector<std::string> parameter_names() {
-    return {"alpha", "beta", "gamma", "omega", "kappa", "q", "r", "m0", "p0"};
+struct NonlinearGrowthParams : ParameterSet<NonlinearGrowthParams> {
+  static constexpr const char* model = "nonlinear_growth";
+  double alpha, beta, gamma, omega, kappa, q, r, m0, p0;
+  NonlinearGrowthParams() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(real("alpha", alpha, 0.5, "linear autoregression coefficient"));
+    declare(real("beta", beta, 25.0, "coefficient of the growth term x / (1 + x^2)"));
+    declare(real("gamma", gamma, 8.0, "amplitude of the periodic forcing"));
+    declare(real("omega", omega, 1.2, "angular frequency of the forcing, per step"));
+    declare(real("kappa", kappa, 0.05, "observation coefficient: y = kappa x^2 + noise"));
+    declare(real("q", q, 10.0, "process noise variance").positive());
+    declare(real("r", r, 1.0, "observation noise variance").positive());
+    declare(real("m0", m0, 0.0, "prior mean of x_0"));
+    declare(real("p0", p0, 5.0, "prior variance of x_0").positive());
   }
 };
 
 class NonlinearGrowth {
  public:
-  static constexpr const char* name = "nonlinear_growth";
+  static constexpr const char* name = NonlinearGrowthParams::model;
 
   // Validates the parameters (throws rsmc::Error).
-  explicit NonlinearGrowth(const NonlinearGrowthParams& params);
+  explicit NonlinearGrowth(const NonlinearGrowthParams& params)
+      : p_(validated(params)),
+        sd0_(std::sqrt(p_.p0)),
+        sdq_(std::sqrt(p_.q)),
+        sdr_(std::sqrt(p_.r)),
+        log_norm_(normal_log_normaliser(p_.r)) {}
 
   NonlinearGrowthParams params() const { return p_; }
   static std::string state_name(int /*c*/) { return "x"; }
@@ -75,18 +79,18 @@ class NonlinearGrowth {
 
   // log N(y; kappa x^2, r).
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
-    const double u = y[0] - p_.kappa * x[0] * x[0];
-    return log_norm_ - 0.5 * u * u / p_.r;
+    return normal_log(y[0], p_.kappa * x[0] * x[0], p_.r, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, StateView y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::Stream& rng) const {
     y[0] = p_.kappa * x[0] * x[0] + sdr_ * rng.normal();
   }
 
  private:
   NonlinearGrowthParams p_;
-  double sd0_ = 0.0, sdq_ = 0.0, sdr_ = 0.0;  // sqrt(p0), sqrt(q), sqrt(r)
-  double log_norm_ = 0.0;                     // -log(2 pi r) / 2
+  double sd0_, sdq_, sdr_;  // sqrt(p0), sqrt(q), sqrt(r)
+  double log_norm_;         // -log(2 pi r) / 2
 };
 
 }  // namespace rsmc::models

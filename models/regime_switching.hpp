@@ -46,40 +46,43 @@
 #include <vector>
 
 #include "base/core/portability.hpp"
-#include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
+#include "framework/model/densities.hpp"
+#include "framework/model/parameters.hpp"
+#include "framework/model/state_view.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
 
 namespace rsmc::models {
 
-struct RegimeSwitchingParams {
+struct RegimeSwitchingParams : ParameterSet<RegimeSwitchingParams> {
+  static constexpr const char* model = "regime_switching";
   // The largest K: below the butterfly warp width, so that the kernel's table is its remnant (above).
   static constexpr int kMaxRegimes = static_cast<int>(kernels::butterfly::kCudaWarpWidth) - 1;
 
-  int K = 2;                                      // number of regimes, 1..31
-  std::vector<double> P = {0.95, 0.05, 0.10, 0.90};  // K x K row-major; rows are probabilities
-  std::vector<double> pi0 = {2.0 / 3.0, 1.0 / 3.0};  // distribution of k_0
-  std::vector<double> a = {0.9, 0.5};             // per-regime autoregression coefficient
-  std::vector<double> b = {0.0, 2.0};             // per-regime intercept
-  std::vector<double> s = {0.3, 1.0};             // per-regime noise sd, > 0
-  double obs_sd = 0.5;                            // observation noise sd, > 0
-  double x0_mean = 0.0;                           // mean of x_0
-  double x0_sd = 1.0;                             // sd of x_0, > 0
-
-  // Throws rsmc::Error naming the parameter unless 1 <= K <= 31, every vector has its size (K or
-  // K x K), every number is finite, the rows of P and pi0 are non-negative and sum to 1 (within
-  // 1e-9), and s, obs_sd, x0_sd > 0.
-  void validate() const;
-  // One "name = value" line per parameter, in the order above (P as [[..], [..]]).
-  std::string describe() const;
-  static std::vector<std::string> parameter_names() {
-    return {"K", "P", "pi0", "a", "b", "s", "obs_sd", "x0_mean", "x0_sd"};
+  int K;
+  std::vector<double> P, pi0, a, b, s;  // P: K x K row-major; the others: one entry per regime
+  double obs_sd, x0_mean, x0_sd;
+  RegimeSwitchingParams() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(integer("K", K, 2, "number of regimes").at_least(1).at_most(kMaxRegimes, "below the butterfly warp width"));
+    declare(real_matrix("P", P, {0.95, 0.05, 0.10, 0.90}, K, K, "K x K transition matrix; rows are probabilities"));
+    declare(real_vector("pi0", pi0, {2.0 / 3.0, 1.0 / 3.0}, "distribution of k_0"));
+    declare(real_vector("a", a, {0.9, 0.5}, "per-regime autoregression coefficient"));
+    declare(real_vector("b", b, {0.0, 2.0}, "per-regime intercept"));
+    declare(real_vector("s", s, {0.3, 1.0}, "per-regime noise sd").positive());
+    declare(real("obs_sd", obs_sd, 0.5, "observation noise sd").positive());
+    declare(real("x0_mean", x0_mean, 0.0, "mean of x_0"));
+    declare(real("x0_sd", x0_sd, 1.0, "sd of x_0").positive());
   }
+  // Every vector has its size (K or K x K); the rows of P and pi0 are non-negative and sum to 1
+  // (within 1e-9). Throws rsmc::Error naming the parameter.
+  void check_relations() const;
 };
 
 class RegimeSwitching {
  public:
-  static constexpr const char* name = "regime_switching";
+  static constexpr const char* name = RegimeSwitchingParams::model;
   enum Component : int { kX = 0, kRegime = 1 };
 
   // Validates the parameters, precomputes the prefix sums, copies the kernel data to the default
@@ -116,11 +119,11 @@ class RegimeSwitching {
 
   // log N(y; x, obs_sd^2).
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
-    const double u = (y[0] - x[kX]) / obs_sd_;
-    return log_norm_ - 0.5 * u * u;
+    return normal_log_sd(y[0], x[kX], obs_sd_, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, StateView y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::Stream& rng) const {
     y[0] = x[kX] + obs_sd_ * rng.normal();
   }
 

@@ -25,53 +25,76 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
-#include <vector>
 
 #include "base/core/portability.hpp"
-#include "framework/model/state_view.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
+#include "framework/model/densities.hpp"
+#include "framework/model/parameters.hpp"
+#include "framework/model/state_view.hpp"
 #include "models/count_distributions.hpp"
 
 namespace rsmc::models {
 
 enum class CountObservation : int { poisson = 0, negative_binomial = 1 };
+inline constexpr ChoiceOption<CountObservation> kCountObservations[] = {
+    {"poisson", CountObservation::poisson}, {"negative_binomial", CountObservation::negative_binomial}};
 
-// "poisson" / "negative_binomial"; parse_count_observation throws rsmc::Error naming the parameter
-// `observation` for anything else.
-const char* count_observation_name(CountObservation o);
-CountObservation parse_count_observation(const std::string& name);
-
-struct SirEpidemicParams {
-  std::int64_t population = 763;     // N = S + I + R, >= 1 (< 2^53)
-  std::int64_t initial_infected = 1;  // I_0, 1 <= I_0 <= population
-  double beta = 1.66;                 // transmission rate per unit time, >= 0
-  double gamma = 0.45;                // recovery rate per unit time, >= 0
-  double dt = 1.0;                    // length of a step, > 0
-  double rho = 0.8;                   // reporting probability, 0 < rho <= 1
-  CountObservation observation = CountObservation::poisson;
-  double k = 10.0;                    // negative binomial size (dispersion), > 0
-
-  // Throws rsmc::Error naming the parameter.
-  void validate() const;
-  // One "name = value" line per parameter, in the order above ("observation = poisson").
-  std::string describe() const;
-  static std::vector<std::string> parameter_names() {
-    return {"population", "initial_infected", "beta", "gamma", "dt", "rho", "observation", "k"};
+struct SirEpidemicParams : ParameterSet<SirEpidemicParams> {
+  static constexpr const char* model = "sir_epidemic";
+  std::int64_t population, initial_infected;
+  double beta, gamma, dt, rho;
+  CountObservation observation;
+  double k;
+  SirEpidemicParams() { reset(); }
+  template <class Declare>
+  void declare_parameters(Declare&& declare) {
+    declare(integer<std::int64_t>("population", population, 763, "N = S + I + R")
+                .at_least(1)
+                .at_most((std::int64_t{1} << 53) - 1, "counts are stored exactly as doubles"));
+    declare(integer<std::int64_t>("initial_infected", initial_infected, 1, "I_0, at most population").at_least(1));
+    declare(real("beta", beta, 1.66, "transmission rate per unit time").nonnegative());
+    declare(real("gamma", gamma, 0.45, "recovery rate per unit time").nonnegative());
+    declare(real("dt", dt, 1.0, "length of a step").positive());
+    declare(real("rho", rho, 0.8, "reporting probability").above(0.0).at_most(1.0).because("a reporting probability"));
+    declare(choice("observation", observation, CountObservation::poisson, "distribution of the reported incidence",
+                   kCountObservations));
+    declare(real("k", k, 10.0, "negative binomial size (dispersion)").positive());
+  }
+  void check_relations() const {
+    if (initial_infected > population)
+      bad_parameter(model, "initial_infected", std::to_string(initial_infected),
+                    "an integer <= population = " + std::to_string(population));
   }
 };
 
+// "poisson" / "negative_binomial"; parse_count_observation throws rsmc::Error naming the parameter
+// `observation` for anything else.
+inline const char* count_observation_name(CountObservation o) {
+  return choice_name(kCountObservations, std::size(kCountObservations), o);
+}
+inline CountObservation parse_count_observation(const std::string& name) {
+  return parse_choice(SirEpidemicParams::model, "observation", kCountObservations, name);
+}
+
 class SirEpidemic {
  public:
-  static constexpr const char* name = "sir_epidemic";
+  static constexpr const char* name = SirEpidemicParams::model;
   enum Component : int { kS = 0, kI = 1, kR = 2, kIncidence = 3 };
 
   // Validates the parameters (throws rsmc::Error).
-  explicit SirEpidemic(const SirEpidemicParams& params);
+  explicit SirEpidemic(const SirEpidemicParams& params)
+      : p_(validated(params)),
+        infection_scale_(p_.beta * p_.dt / static_cast<double>(p_.population)),
+        p_recover_(-std::expm1(-p_.gamma * p_.dt)) {}
 
   SirEpidemicParams params() const { return p_; }
-  static std::string state_name(int c);  // "S", "I", "R", "incidence"
+  static std::string state_name(int c) {
+    static const char* const names[] = {"S", "I", "R", "incidence"};
+    return c >= 0 && c < 4 ? names[c] : "";
+  }
 
   RSMC_HOST_DEVICE int state_dim() const { return 4; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
@@ -96,11 +119,12 @@ class SirEpidemic {
 
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
     const double mean = p_.rho * x[kIncidence];
-    return p_.observation == CountObservation::poisson ? counts::poisson_log_pmf(y[0], mean)
-                                                       : counts::negative_binomial_log_pmf(y[0], mean, p_.k);
+    return p_.observation == CountObservation::poisson ? poisson_log(y[0], mean)
+                                                       : negative_binomial_log(y[0], mean, p_.k);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, StateView y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::Stream& rng) const {
     const double mean = p_.rho * x[kIncidence];
     y[0] = p_.observation == CountObservation::poisson ? counts::poisson(rng, mean)
                                                        : counts::negative_binomial(rng, mean, p_.k);
@@ -108,8 +132,8 @@ class SirEpidemic {
 
  private:
   SirEpidemicParams p_;
-  double infection_scale_ = 0.0;  // beta dt / population
-  double p_recover_ = 0.0;        // 1 - exp(-gamma dt)
+  double infection_scale_;  // beta dt / population
+  double p_recover_;        // 1 - exp(-gamma dt)
 };
 
 }  // namespace rsmc::models

@@ -8,7 +8,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev hdf5-tools
   librandom123-dev libtrilinos-kokkos-dev
-  catch2 libcli11-dev
+  catch2 libcli11-dev libtomlplusplus-dev
   python3 python3-h5py python3-matplotlib
   # The sanitizer and fuzzing stages of scripts/test.sh (scripts/build-sanitize.sh): clang 14 and
   # its compiler-rt, which holds the ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer*.a).

@@ -34,14 +34,14 @@ struct Exact {
 };
 
 // The scalar Kalman filter for RandomWalk: predict (m, P + q), then update with y_t.
-Exact scalar_kalman(const RandomWalk& model, const rsmc::Observations& y) {
+Exact scalar_kalman(const RandomWalkParams& model, const rsmc::Observations& y) {
   Exact e;
   double m = model.m0, p = model.p0;
   for (int t = 1; t <= y.steps; ++t) {
     const double pp = p + model.q;
     const double s = pp + model.r;
     const double v = y.row(t)[0] - m;
-    e.log_likelihood += -0.5 * (std::log(2.0 * kPi * s) + v * v / s);
+    e.log_likelihood += -0.5 * (std::log(2.0 * rsmc::kPi * s) + v * v / s);
     const double k = pp / s;
     m += k * v;
     p = (1.0 - k) * pp;
@@ -76,15 +76,16 @@ int run(MPI_Comm comm) {
     }
   };
 
-  const double q = 0.5, r = 1.0, m0 = 0.0, p0 = 2.0;
+  const RandomWalkParams params;  // the defaults RandomWalkParams declares
   const int T = 50, R = 10;
   const std::uint64_t N = 2000;
-  const RandomWalk model(q, r, m0, p0);
+  const RandomWalk model(params);
   const rsmc::Observations y = rsmc::simulate(model, T, 2024).observations;
 
   // Exact reference, cross-checked against the installed library's Kalman filter (same time convention).
-  const Exact exact = scalar_kalman(model, y);
-  const auto library = rsmc::models::kalman_filter(rsmc::models::LinearGaussianParams::local_level(q, r, m0, p0), y);
+  const Exact exact = scalar_kalman(params, y);
+  const auto library = rsmc::models::kalman_filter(
+      rsmc::models::LinearGaussianParams::local_level(params.q, params.r, params.m0, params.p0), y);
   const double kalman_diff = std::abs(library.log_likelihood - exact.log_likelihood) +
                              std::abs(library.mean[static_cast<std::size_t>(T - 1)] - exact.final_mean);
   if (rank == 0)

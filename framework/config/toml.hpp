@@ -1,18 +1,14 @@
-// A reader for the subset of TOML that run configurations use (`rsmc filter --config run.toml`).
+// Run configurations (`rsmc filter --config run.toml`) as a flat table of keys, read with toml++.
 //
-// Supported: comments (#), blank lines, `[table]` and `[table.sub]` headers, and `key = value` lines
-// with bare keys (A-Z a-z 0-9 _ -) or dotted bare keys, where a value is
-//   a basic string "..." (escapes \" \\ \n \t \r \uXXXX) or a literal string '...',
-//   an integer (decimal, optional sign, underscores between digits),
-//   a float (decimal with a fraction and/or exponent, inf, nan, with optional sign),
-//   a boolean (true / false),
-//   or an array [v, v, ...] of those on one line (trailing comma allowed).
-// Not supported (an error that says so): multi-line strings and arrays, inline tables, arrays of
-// tables, dates. Every key is stored under its full dotted path ("model.phi"); defining a key twice
-// is an error. Errors are rsmc::Error "FILE:LINE: what is wrong".
+// Any TOML 1.0 document is read, and every value is stored under its full dotted key
+// ("parameters.phi", from a [parameters] table, a dotted key or an inline table alike) with the
+// line it is on. A value is a string, an integer, a float (inf and nan too), a boolean or an array
+// of those (arrays may span lines). Refused with a message naming the file and line: arrays of tables
+// and dates/times (no rsmc setting is one), and quoted keys that contain '.' or are empty (they
+// would be ambiguous once flattened). Syntax errors read "FILE:LINE:COLUMN: what toml++ says".
 //
-// Values keep their source text and line, so the code that maps keys to settings can report
-// "run.toml:7: particles: expected an integer >= 1, got 2.5".
+// Values keep their source text (for messages) and line, so the code that maps keys to settings can
+// report "run.toml:7: particles: expected an integer >= 1, got a number 2.5".
 #pragma once
 
 #include <cstdint>
@@ -25,7 +21,8 @@ namespace rsmc::config {
 struct TomlValue {
   enum class Type { string, integer, floating, boolean, array };
   Type type = Type::string;
-  std::string text;                // strings: the decoded text; others: the source text
+  std::string text;                // strings: the decoded text; others: the source text ("[...]" for
+                                   // an array written over several lines)
   std::int64_t integer = 0;        // Type::integer
   double floating = 0.0;           // Type::floating (and integers, converted)
   bool boolean = false;            // Type::boolean
@@ -43,7 +40,8 @@ struct TomlDocument {
   std::string where(const TomlValue& v) const;
 };
 
-// Parses `text` (the contents of `source`). Throws rsmc::Error "source:line: ...".
+// Parses `text` (the contents of `source`). Throws rsmc::Error "source:line: ..." (or, for a syntax
+// error, "source:line:column: ...").
 TomlDocument parse_toml(const std::string& text, const std::string& source);
 
 // Reads and parses a file. Throws rsmc::Error naming the file if it cannot be read.

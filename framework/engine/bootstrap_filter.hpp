@@ -29,6 +29,7 @@
 #include "framework/engine/step_observer.hpp"
 #include "base/exact/exact_reduce.hpp"
 #include "framework/parallel/exact_sum_mpi.hpp"
+#include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
@@ -51,6 +52,8 @@ struct StepSummary {
 
 template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
 class BootstrapFilter {
+  static_assert(check_filter_model<Model>(), "BootstrapFilter<Model>: Model is not a model (see the messages above)");
+
  public:
   using memory_space = typename ExecutionSpace::memory_space;
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/core/error.hpp"
+#include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
@@ -25,6 +26,7 @@ struct Simulation {
 
 template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
 Simulation simulate(const Model& model, int steps, std::uint64_t seed) {
+  static_assert(check_model<Model>(), "simulate<Model>: Model is not a model (see the messages above)");
   if (steps < 1) throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
   using Memory = typename ExecutionSpace::memory_space;
   const int d = model.state_dim(), m = model.obs_dim();
@@ -39,7 +41,7 @@ Simulation simulate(const Model& model, int steps, std::uint64_t seed) {
           rng::Stream state_noise(seed, rng::Purpose::observe, step, 0);
           model.transition(ConstStateView{&x(t - 1, 0), 1}, StateView{&x(t, 0), 1}, t, state_noise);
           rng::Stream obs_noise(seed, rng::Purpose::observe, step, 1);
-          model.simulate_observation(ConstStateView{&x(t, 0), 1}, StateView{&y(t - 1, 0), 1}, t, obs_noise);
+          model.simulate_observation(ConstStateView{&x(t, 0), 1}, ObservationOut{&y(t - 1, 0), 1}, t, obs_noise);
         }
       });
   auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);

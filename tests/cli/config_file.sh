@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `rsmc filter --config run.toml`: the file sets the options (same datasets as the equivalent flags,
-# on 1 and 3 ranks), and a flag given on the command line overrides the file.
+# on 1 and 3 ranks), a flag given on the command line overrides the file, [parameters] reach the
+# model, and TOML 1.0 forms (inline tables, arrays over several lines) read as their plain equivalents.
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
 cat >"$WORK/run.toml" <<'TOML'
@@ -43,4 +44,31 @@ rsmc_np 1 simulate --config "$WORK/level.toml" -o "$WORK/level.csv" >/dev/null |
 rsmc_np 2 filter --config "$WORK/level.toml" --data "$WORK/level.csv" -o "$WORK/level.h5" || fail "filter --config local_level"
 output_has "Q = \[\[2.5\]\]" h5dump -a /parameters "$WORK/level.h5" || fail "the result does not record sigma_eta2 = 2.5 as Q"
 output_has "DATASPACE  SIMPLE { ( 30, 1 )" h5dump -d /filtered_mean "$WORK/level.h5" || fail "local_level: not 30 x 1 means"
+# TOML 1.0 forms the reader takes (toml++): [parameters] as an inline table (the same results as the
+# table form above), and a matrix written over several lines with a comment inside.
+cat >"$WORK/level_inline.toml" <<'TOML'
+model = "local_level"
+steps = 30
+particles = 2_000
+quiet = true
+parameters = { sigma_eta2 = 2.5, sigma_eps2 = 9.0, a1 = 100.0, p1 = 50.0 }
+TOML
+rsmc_np 2 filter --config "$WORK/level_inline.toml" --data "$WORK/level.csv" -o "$WORK/level_inline.h5" ||
+  fail "filter --config with an inline [parameters] table"
+"$H5_DATASETS_EQUAL" --ignore /resampling_traffic "$WORK/level.h5" "$WORK/level_inline.h5" ||
+  fail "an inline parameters table gives other results than the [parameters] table"
+cat >"$WORK/lg_lines.toml" <<'TOML'
+model = "linear_gaussian"
+steps = 10
+particles = 500
+quiet = true
+[parameters]
+A = [
+  [0.5, 0.0],  # row 0
+  [0.0, 0.5],
+]
+TOML
+rsmc_np 1 filter --config "$WORK/lg_lines.toml" -o "$WORK/lg_lines.h5" || fail "filter --config with a matrix over lines"
+output_has "A = \[\[0.5, 0\], \[0, 0.5\]\]" h5dump -a /parameters "$WORK/lg_lines.h5" ||
+  fail "the matrix written over lines is not the one recorded"
 finish

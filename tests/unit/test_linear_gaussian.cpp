@@ -355,7 +355,7 @@ struct ObservationDraws {
   std::uint64_t seed;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     Stream rng(seed, Purpose::observe, 2, static_cast<std::uint64_t>(i));
-    model.simulate_observation(ConstStateView{x.data(), 1}, StateView{out.data() + i, n}, 2, rng);
+    model.simulate_observation(ConstStateView{x.data(), 1}, rsmc::ObservationOut{out.data() + i, n}, 2, rng);
   }
 };
 
@@ -595,11 +595,11 @@ TEST_CASE("LinearGaussianParams: validation names the parameter", "[linear_gauss
 
   p = model_2d();
   p.A[2] = kNaN;
-  REQUIRE_THROWS_WITH(p.validate(), Contains("linear_gaussian: A[1][0] is nan; expected a finite number"));
+  REQUIRE_THROWS_WITH(p.validate(), Contains("linear_gaussian: A[1][0] = nan; expected a finite number"));
 
   p = model_2d();
   p.d = 0;
-  REQUIRE_THROWS_WITH(p.validate(), Contains("linear_gaussian: d = 0; expected a state dimension >= 1"));
+  REQUIRE_THROWS_WITH(p.validate(), Contains("linear_gaussian: d = 0; expected an integer d >= 1"));
 
   p = model_2d();
   p.m = -1;

@@ -170,7 +170,7 @@ TEST_CASE("Lorenz96: transition, observation and density", "[models][lorenz96]")
   CHECK(model.log_likelihood(ConstStateView{x.data(), 1}, ConstStateView{y.data(), 1}, 1) ==
         Approx(expected).epsilon(1e-13));
   Stream o(1, Purpose::observe, 4, 1);
-  model.simulate_observation(ConstStateView{x.data(), 1}, StateView{y.data(), 1}, 4, o);
+  model.simulate_observation(ConstStateView{x.data(), 1}, rsmc::ObservationOut{y.data(), 1}, 4, o);
   Stream o2(1, Purpose::observe, 4, 1);
   for (int j = 0; j < 4; ++j) CHECK(y[j] == x[3 * j] + 0.5 * o2.normal());
 }

@@ -87,7 +87,7 @@ TEST_CASE("RegimeSwitchingParams: defaults, describe and validation", "[models][
         "regime_switching: K = 32; expected an integer K <= 31 (below the butterfly warp width)");
   q = p;
   q.s = {0.3, 0.0};
-  CHECK(validation_message(q) == "regime_switching: s = [0.3, 0]; expected noise sds > 0 (s[1])");
+  CHECK(validation_message(q) == "regime_switching: s[1] = 0; expected a finite number > 0");
   q = p;
   q.pi0 = {1.5, -0.5};
   CHECK(validation_message(q) == "regime_switching: pi0 = [1.5, -0.5]; expected non-negative probabilities");

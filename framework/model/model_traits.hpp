@@ -1,0 +1,141 @@
+// What a model type provides, detected at compile time: the members every model needs, and the
+// optional ones that commands use where present (docs/models.md).
+//
+// Required, with the signatures the engine calls (the model's own may take references to const or
+// return a type convertible to the one shown):
+//   static constexpr const char* name;
+//   int state_dim() const;   int obs_dim() const;
+//   void initial(StateView x, rng::Stream& rng) const;
+//   void transition(ConstStateView from, StateView to, int step, rng::Stream& rng) const;
+//   double log_likelihood(ConstStateView x, ObservationView y, int step) const;
+//   void simulate_observation(ConstStateView x, ObservationOut y, int step, rng::Stream& rng) const;
+// A model that is only filtered, never simulated, may leave out simulate_observation
+// (is_filter_model_v); is_model_v asks for all of them.
+//
+// check_filter_model<M>() and check_model<M>() fail to compile with one message per missing member,
+// naming it; the engine (BootstrapFilter) and the simulator (simulate) call them in a static_assert.
+//
+// Optional: params().describe() (the text identifying a run's parameters), state_name(c) and
+// observation_name(j) (component names for files and plots).
+#pragma once
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "base/rng/stream.hpp"
+#include "framework/model/state_view.hpp"
+
+namespace rsmc {
+
+namespace model_traits_detail {
+
+template <class M>
+const M& model();  // declared only: for decltype
+
+template <class M, class = void>
+struct HasName : std::false_type {};
+template <class M>
+struct HasName<M, std::enable_if_t<std::is_convertible_v<decltype(M::name), const char*>>> : std::true_type {};
+
+template <class M, class = void>
+struct HasStateDim : std::false_type {};
+template <class M>
+struct HasStateDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().state_dim()), int>>>
+    : std::true_type {};
+
+template <class M, class = void>
+struct HasObsDim : std::false_type {};
+template <class M>
+struct HasObsDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().obs_dim()), int>>> : std::true_type {};
+
+template <class M, class = void>
+struct HasInitial : std::false_type {};
+template <class M>
+struct HasInitial<M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(),
+                                                             std::declval<rng::Stream&>()))>> : std::true_type {};
+
+template <class M, class = void>
+struct HasTransition : std::false_type {};
+template <class M>
+struct HasTransition<M, std::void_t<decltype(model<M>().transition(std::declval<ConstStateView>(),
+                                                                   std::declval<StateView>(), 0,
+                                                                   std::declval<rng::Stream&>()))>>
+    : std::true_type {};
+
+template <class M, class = void>
+struct HasLogLikelihood : std::false_type {};
+template <class M>
+struct HasLogLikelihood<M, std::enable_if_t<std::is_convertible_v<
+                               decltype(model<M>().log_likelihood(std::declval<ConstStateView>(),
+                                                                  std::declval<ObservationView>(), 0)),
+                               double>>> : std::true_type {};
+
+template <class M, class = void>
+struct HasSimulateObservation : std::false_type {};
+template <class M>
+struct HasSimulateObservation<M, std::void_t<decltype(model<M>().simulate_observation(
+                                     std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0,
+                                     std::declval<rng::Stream&>()))>> : std::true_type {};
+
+template <class M, class = void>
+struct HasParameterDescription : std::false_type {};
+template <class M>
+struct HasParameterDescription<M, std::void_t<decltype(std::string(model<M>().params().describe()))>>
+    : std::true_type {};
+
+template <class M, class = void>
+struct HasStateName : std::false_type {};
+template <class M>
+struct HasStateName<M, std::void_t<decltype(std::string(model<M>().state_name(0)))>> : std::true_type {};
+
+template <class M, class = void>
+struct HasObservationName : std::false_type {};
+template <class M>
+struct HasObservationName<M, std::void_t<decltype(std::string(model<M>().observation_name(0)))>>
+    : std::true_type {};
+
+}  // namespace model_traits_detail
+
+// Whether M can be filtered (everything but simulate_observation), and whether it is a full model.
+template <class M>
+inline constexpr bool is_filter_model_v =
+    model_traits_detail::HasName<M>::value && model_traits_detail::HasStateDim<M>::value &&
+    model_traits_detail::HasObsDim<M>::value && model_traits_detail::HasInitial<M>::value &&
+    model_traits_detail::HasTransition<M>::value && model_traits_detail::HasLogLikelihood<M>::value;
+template <class M>
+inline constexpr bool is_model_v = is_filter_model_v<M> && model_traits_detail::HasSimulateObservation<M>::value;
+
+// The optional members.
+template <class M>
+inline constexpr bool has_parameter_description_v = model_traits_detail::HasParameterDescription<M>::value;
+template <class M>
+inline constexpr bool has_state_name_v = model_traits_detail::HasStateName<M>::value;
+template <class M>
+inline constexpr bool has_observation_name_v = model_traits_detail::HasObservationName<M>::value;
+
+// True, or a compile error naming each member M lacks: static_assert(check_filter_model<M>(), "...").
+template <class M>
+constexpr bool check_filter_model() {
+  using namespace model_traits_detail;
+  static_assert(HasName<M>::value, "rsmc model: missing `static constexpr const char* name`");
+  static_assert(HasStateDim<M>::value, "rsmc model: missing `int state_dim() const`");
+  static_assert(HasObsDim<M>::value, "rsmc model: missing `int obs_dim() const`");
+  static_assert(HasInitial<M>::value, "rsmc model: missing `void initial(StateView x, rng::Stream& rng) const`");
+  static_assert(HasTransition<M>::value,
+                "rsmc model: missing `void transition(ConstStateView from, StateView to, int step, rng::Stream& "
+                "rng) const`");
+  static_assert(HasLogLikelihood<M>::value,
+                "rsmc model: missing `double log_likelihood(ConstStateView x, ObservationView y, int step) const`");
+  return is_filter_model_v<M>;
+}
+
+template <class M>
+constexpr bool check_model() {
+  static_assert(model_traits_detail::HasSimulateObservation<M>::value,
+                "rsmc model: missing `void simulate_observation(ConstStateView x, ObservationOut y, int step, "
+                "rng::Stream& rng) const`");
+  return check_filter_model<M>() && is_model_v<M>;
+}
+
+}  // namespace rsmc

@@ -1,0 +1,34 @@
+// A model with every required member, each of which tests/compile/model_traits.sh leaves out in turn
+// (-DWITHOUT_<MEMBER>): the compile must then fail with the message of framework/model/model_traits.hpp
+// that names the member. With nothing left out it must compile.
+#include "framework/model/model_traits.hpp"
+
+struct Model {
+#ifndef WITHOUT_NAME
+  static constexpr const char* name = "complete";
+#endif
+#ifndef WITHOUT_STATE_DIM
+  int state_dim() const { return 1; }
+#endif
+#ifndef WITHOUT_OBS_DIM
+  int obs_dim() const { return 1; }
+#endif
+#ifndef WITHOUT_INITIAL
+  void initial(rsmc::StateView x, rsmc::rng::Stream&) const { x[0] = 0.0; }
+#endif
+#ifndef WITHOUT_TRANSITION
+  void transition(rsmc::ConstStateView from, rsmc::StateView to, int, rsmc::rng::Stream&) const { to[0] = from[0]; }
+#endif
+#ifndef WITHOUT_LOG_LIKELIHOOD
+  double log_likelihood(rsmc::ConstStateView, rsmc::ObservationView, int) const { return 0.0; }
+#endif
+#ifndef WITHOUT_SIMULATE_OBSERVATION
+  void simulate_observation(rsmc::ConstStateView x, rsmc::ObservationOut y, int, rsmc::rng::Stream&) const {
+    y[0] = x[0];
+  }
+#endif
+};
+
+static_assert(rsmc::check_model<Model>(), "the model is incomplete (see the messages above)");
+
+int main() { return 0; }
