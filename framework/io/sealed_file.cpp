@@ -130,7 +130,10 @@ Sha256::Digest file_digest(MPI_Comm comm, int fd, std::uint64_t size, const Seal
   return Sha256::of(leaves.data(), leaves.size());
 }
 
-// What this process knows to be verified: the file's identity on disk and its stored digest.
+// The files this process wrote and sealed (remember_sealed_file): their identity on disk and digest.
+// Only files written here are trusted unread, never files merely verified: a change within one tick
+// of the file system's clock can keep the change time, and a reader that verifies files written by
+// others in quick succession (the fuzzer) must hash each one.
 struct KnownFile {
   dev_t device;
   ino_t inode;
@@ -231,7 +234,7 @@ Sha256::Digest verify_sealed_file(MPI_Comm comm, const std::string& path, Sealed
   }
   io_detail::agree_all(comm, error);
   const Sha256::Digest stored = digest_in(seal);
-  // Known and unchanged on every rank: no need to read it again.
+  // Written by this process and unchanged since, on every rank: no need to read it again.
   const auto known = known_files().find(path);
   int skip = known != known_files().end() && same_file(known->second, st, stored) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MIN, comm);
@@ -242,7 +245,6 @@ Sha256::Digest verify_sealed_file(MPI_Comm comm, const std::string& path, Sealed
       file_digest(comm, file.fd, static_cast<std::uint64_t>(st.st_size), zeroed, what);
   if (computed != stored)
     throw Error(what + ": is damaged (its bytes do not match the SHA-256 digest in its seal)");
-  known_files()[path] = KnownFile{st.st_dev, st.st_ino, st.st_size, st.st_ctim, stored};
   return stored;
 }
 

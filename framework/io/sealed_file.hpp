@@ -48,8 +48,10 @@ Sha256::Digest seal_file(MPI_Comm comm, const std::string& tmp, SealedKind kind,
 // Collective over `comm` (MPI_COMM_SELF for one process): throws rsmc::Error on every rank, starting
 // with `what`, unless `path` is a complete sealed file of `kind` whose bytes match its digest
 // (missing, not sealed, another kind, a newer seal, truncated, extended, damaged). Returns the
-// digest. A file this process has verified or written (remember_sealed_file) and that is unchanged
-// since (same device, inode, size, change time and stored digest) is not read again.
+// digest. A file this process wrote (remember_sealed_file) and that is unchanged since (same
+// device, inode, size, change time and stored digest) is not read again; the change time has the
+// file system's granularity (a few milliseconds), so a change in place within that time of the
+// write, keeping the size and the seal, would go unseen until another process reads the file.
 Sha256::Digest verify_sealed_file(MPI_Comm comm, const std::string& path, SealedKind kind, const std::string& what);
 
 // Throws rsmc::Error starting with `what` unless `path` still holds the seal with `digest` and the

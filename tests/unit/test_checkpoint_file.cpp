@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -300,8 +302,11 @@ TEST_CASE("checkpoint: the block reader refuses a file replaced after the header
   // Another (valid) checkpoint now at the same path.
   write_checkpoint(MPI_COMM_SELF, path, sample_info(7, 2), sample_progress(3, 2), sample_block(7, 2));
   REQUIRE_THROWS_WITH(read_checkpoint_block(MPI_COMM_SELF, path, c.info, 0, 7), Contains("changed on disk"));
-  // A file damaged after a successful read is refused by the next read (nothing stale is trusted).
+  // A file this process wrote, then damaged in place (same size, seal untouched), is read again and
+  // refused: its change time moved. (The pause exceeds the file system's timestamp granularity,
+  // a few milliseconds; sealed_file.hpp.)
   read_checkpoint_header(MPI_COMM_SELF, path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const int fd = ::open(path.c_str(), O_WRONLY);
   REQUIRE(fd >= 0);
   const char byte = 0x55;
