@@ -32,10 +32,9 @@ Owner checkpoint_owner(const std::string& path, const IdentityAtStep& identity_a
   return Owner::other_run;
 }
 
+// ".checkpoint-<step>.h5.tmp.<pid>" (write_checkpoint's temporary file, atomic_temporary_path).
 bool is_temporary_checkpoint(const std::string& name) {
-  const std::string suffix = ".h5.tmp";
-  return name.rfind(".checkpoint-", 0) == 0 && name.size() > suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return name.rfind(".checkpoint-", 0) == 0 && name.find(".h5.tmp.") != std::string::npos;
 }
 
 }  // namespace

@@ -3,15 +3,20 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstdio>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "drivers/collective.hpp"
 #include "base/core/error.hpp"
+#include "framework/engine/step_series.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
+#include "framework/io/sealed_file.hpp"
 #include "framework/smooth/smoothed_file.hpp"
 #include "framework/io/trace_file.hpp"
 
@@ -20,8 +25,35 @@ namespace {
 
 enum class Kind { checkpoint, result, observations, trace, smoothed, unknown };
 
-// What the HDF5 file at `path` is (without reading its data). Non-HDF5 files are "unknown".
+// Whether the file holds any of `needles` among its bytes (read in pieces, without HDF5).
+bool contains_any(const std::string& path, const std::vector<std::string>& needles) {
+  std::ifstream in(path, std::ios::binary);
+  std::size_t longest = 0;
+  for (const std::string& n : needles) longest = std::max(longest, n.size());
+  std::string window;
+  std::vector<char> piece(std::size_t{1} << 20);
+  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
+    window.append(piece.data(), static_cast<std::size_t>(in.gcount()));
+    for (const std::string& n : needles)
+      if (window.find(n) != std::string::npos) return true;
+    window.erase(0, window.size() > longest ? window.size() - longest : 0);  // keep a tail for matches across pieces
+  }
+  return false;
+}
+
+// A checkpoint or trace without a seal (written before checkpoint format 2 and trace format 2, or
+// damaged) cannot be checked before HDF5 parses it, and HDF5 can crash on a damaged one
+// (tests/fuzz/hdf5-findings): it is recognised by the names of its attributes among its raw bytes
+// and refused without opening it. Result, smoothed and observation files have no such attributes.
+void refuse_unsealed_rsmc_file(const std::string& path) {
+  if (contains_any(path, {"particle_checksum", "trace_format_version"}))
+    throw Error("rsmc info: '" + path + "' is an rsmc checkpoint or trace without a seal (written by an rsmc before "
+                "checkpoint format 2 and trace format 2, or damaged); it cannot be checked, so it is not opened");
+}
+
+// What the plain HDF5 file at `path` is (without reading its data). Non-HDF5 files are "unknown".
 Kind hdf5_kind(const std::string& path) {
+  refuse_unsealed_rsmc_file(path);
   H5E_auto2_t func = nullptr;
   void* data = nullptr;
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
@@ -29,12 +61,8 @@ Kind hdf5_kind(const std::string& path) {
   Kind kind = Kind::unknown;
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f >= 0) {
-    if (H5Aexists(f, "trace_format_version") > 0)
-      kind = Kind::trace;
-    else if (H5Aexists(f, "smoothed_format_version") > 0)
+    if (H5Aexists(f, "smoothed_format_version") > 0)
       kind = Kind::smoothed;
-    else if (H5Aexists(f, "format_version") > 0 && H5Lexists(f, "particles", H5P_DEFAULT) > 0)
-      kind = Kind::checkpoint;
     else if (H5Lexists(f, "ess", H5P_DEFAULT) > 0)
       kind = Kind::result;
     else if (H5Lexists(f, "observations", H5P_DEFAULT) > 0)
@@ -45,6 +73,18 @@ Kind hdf5_kind(const std::string& path) {
   return kind;
 }
 
+// What the file at `path` is: checkpoints and traces by their seal (checked when read), the others
+// by their HDF5 contents. A file that starts with neither is "unknown" (HDF5 does not see it).
+Kind file_kind(const std::string& path) {
+  switch (file_start(path)) {
+    case FileStart::sealed_checkpoint: return Kind::checkpoint;
+    case FileStart::sealed_trace: return Kind::trace;
+    case FileStart::plain_hdf5: return hdf5_kind(path);
+    case FileStart::other: break;
+  }
+  return Kind::unknown;
+}
+
 std::string indent(const std::string& text) {
   std::istringstream in(text);
   std::string line, out;
@@ -52,19 +92,34 @@ std::string indent(const std::string& text) {
   return out;
 }
 
-// ESS range and resampling count of a result series.
-std::string series_summary(const FilterResult& r) {
+// One line per series of kStepSeries: min / mean / max of real values, the total of counts.
+template <class T>
+std::string values_summary(const std::vector<T>& v) {
   std::ostringstream out;
+  if (v.empty()) return "not recorded";
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    out << "min " << *lo << ", mean " << std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size())
+        << ", max " << *hi;
+  } else {
+    out << "total " << std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+  }
+  return out.str();
+}
+
+std::string series_summary(const FilterResult& r) {
   if (r.steps == 0) return "  no steps filtered yet\n";
-  const auto [lo, hi] = std::minmax_element(r.ess.begin(), r.ess.end());
-  const double mean = std::accumulate(r.ess.begin(), r.ess.end(), 0.0) / static_cast<double>(r.ess.size());
-  const int resampled = std::accumulate(r.resampled.begin(), r.resampled.end(), 0);
-  std::uint64_t moved = 0;
-  for (auto m : r.traffic.particles_moved) moved += m;
+  std::ostringstream out;
   out << "  steps filtered:       " << r.steps << " (state dimension " << r.state_dim << ")\n"
-      << "  ESS:                  min " << *lo << ", mean " << mean << ", max " << *hi << "\n"
-      << "  resampled:            at " << resampled << " of " << r.steps << " steps; " << moved
-      << " particles moved between ranks in all\n";
+      << "  per-step series (reals: min, mean, max over steps" << (r.state_dim > 1 ? " and components" : "")
+      << "; counts: total):\n";
+  for (const StepSeries& series : kStepSeries) {
+    const std::string summary =
+        std::visit([&](const auto& column) { return values_summary(stored_values(column, r)); }, series.column);
+    char name[64];
+    std::snprintf(name, sizeof name, "    %-26s", series.name);
+    out << name << summary << "\n";
+  }
   return out.str();
 }
 
@@ -87,7 +142,7 @@ void print_checkpoint(const std::string& path) {
   // Verified as a restart would: header, progress checksum, every particle against the checksum.
   const CheckpointContents c = read_checkpoint_header(MPI_COMM_SELF, path);
   read_checkpoint_block(MPI_COMM_SELF, path, c.info, 0, c.info.particles);
-  std::printf("%s: rsmc checkpoint (format %lld, checksums verified)\n", path.c_str(),
+  std::printf("%s: rsmc checkpoint (format %lld, seal and checksums verified)\n", path.c_str(),
               static_cast<long long>(c.info.format_version));
   std::printf("  model:                %s\n  step:                 %d\n  particles:            %llu\n"
               "  state dimension:      %d\n  log-likelihood so far: %.10g\n",
@@ -166,7 +221,7 @@ int InfoCommand::run(MPI_Comm comm) const {
     } else {
       throw Error("rsmc info: cannot open '" + file + "'");
     }
-    switch (hdf5_kind(file)) {
+    switch (file_kind(file)) {
       case Kind::checkpoint: return print_checkpoint(file);
       case Kind::result: return print_result(file);
       case Kind::observations: return print_observations(file);
@@ -175,8 +230,8 @@ int InfoCommand::run(MPI_Comm comm) const {
       case Kind::unknown: break;
     }
     throw Error("rsmc info: '" + file +
-                "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected HDF5 with /ess, a "
-                "checkpoint's /particles and format_version, or /observations; or a .csv)");
+                "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected a sealed "
+                "checkpoint or trace, HDF5 with /ess or /observations, or a .csv)");
   });
   return 0;
 }

@@ -40,16 +40,6 @@
 
 namespace rsmc {
 
-// What one step reports (identical on every rank).
-struct StepSummary {
-  double ess = 0.0;
-  double log_likelihood_increment = 0.0;
-  std::vector<double> mean, variance;  // per state component
-  bool resampled = false;
-  std::uint64_t invalid_likelihoods = 0;  // particles of all ranks given weight zero for a NaN / +inf log-likelihood
-  ResampleStats resample_stats;
-};
-
 template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
 class BootstrapFilter {
   static_assert(check_filter_model<Model>(), "BootstrapFilter<Model>: Model is not a model (see the messages above)");
@@ -160,19 +150,7 @@ class BootstrapFilter {
     if (progress.log_total_weight != log_total_weight_)
       throw Error("internal error: advance() was given the progress of another run (call resume() first)");
     const StepSummary s = step(t, observations.missing(t) ? nullptr : observations.row(t));
-    FilterResult& result = progress.result;
-    result.steps = t;
-    result.ess.push_back(s.ess);
-    result.log_likelihood_increment.push_back(s.log_likelihood_increment);
-    result.mean.insert(result.mean.end(), s.mean.begin(), s.mean.end());
-    result.variance.insert(result.variance.end(), s.variance.begin(), s.variance.end());
-    result.resampled.push_back(s.resampled ? 1 : 0);
-    result.invalid_likelihoods.push_back(s.invalid_likelihoods);
-    result.traffic.particles_moved.push_back(s.resample_stats.particles_moved);
-    result.traffic.bytes_moved.push_back(s.resample_stats.bytes_moved);
-    result.traffic.messages.push_back(s.resample_stats.messages);
-    result.traffic.max_partners.push_back(s.resample_stats.max_partners);
-    result.traffic.minimum_moves.push_back(s.resample_stats.minimum_moves);
+    progress.result.append(s);
     progress.log_likelihood.add(s.log_likelihood_increment);
     progress.log_total_weight = log_total_weight_;
     progress.step = t;

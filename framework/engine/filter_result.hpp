@@ -2,6 +2,10 @@
 // `traffic` and `phase_seconds` is bitwise identical for any number of ranks (exact,
 // partition-independent sums); `traffic` describes the communication of each resampling, which
 // depends on the rank count, and `phase_seconds` are wall-clock measurements.
+//
+// The per-step series (ess ... traffic) are listed once, with their file names, in
+// framework/engine/step_series.hpp: FilterResult::append, the result file, the checkpoint and
+// `rsmc info` all loop over that table (docs/design/step-outputs.md).
 #pragma once
 
 #include <array>
@@ -9,8 +13,19 @@
 #include <vector>
 
 #include "framework/parallel/phase_times.hpp"
+#include "framework/resample/resample_stats.hpp"
 
 namespace rsmc {
+
+// What one step reports (identical on every rank).
+struct StepSummary {
+  double ess = 0.0;
+  double log_likelihood_increment = 0.0;
+  std::vector<double> mean, variance;  // per state component
+  bool resampled = false;
+  std::uint64_t invalid_likelihoods = 0;  // particles of all ranks given weight zero for a NaN / +inf log-likelihood
+  ResampleStats resample_stats;           // all zero at a step without resampling
+};
 
 struct FilterResult {
   int steps = 0;      // T: steps t = 1..T, entry t-1 of every per-step vector
@@ -32,19 +47,12 @@ struct FilterResult {
   struct Traffic {  // per step, T entries each; 0 at steps without resampling (see ResampleStats)
     std::vector<std::uint64_t> particles_moved, bytes_moved, messages, max_partners, minimum_moves;
   } traffic;
-};
 
-// The traffic series by name (the names of the result file's /resampling_traffic datasets).
-struct TrafficField {
-  const char* name;
-  std::vector<std::uint64_t> FilterResult::Traffic::*member;
-};
-inline constexpr TrafficField kTrafficFields[] = {
-    {"particles_moved", &FilterResult::Traffic::particles_moved},
-    {"bytes_moved", &FilterResult::Traffic::bytes_moved},
-    {"messages", &FilterResult::Traffic::messages},
-    {"max_partners", &FilterResult::Traffic::max_partners},
-    {"minimum_moves", &FilterResult::Traffic::minimum_moves},
+  // Records step steps + 1: appends the step's values to every series of kStepSeries and counts
+  // the step. Defined in step_series.hpp (included below).
+  inline void append(const StepSummary& step);
 };
 
 }  // namespace rsmc
+
+#include "framework/engine/step_series.hpp"  // the table of the series, and append()

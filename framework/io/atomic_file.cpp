@@ -36,20 +36,19 @@ bool something_exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-// Flushes a file's or a directory's contents to disk. Best effort for directories: some file
-// systems refuse fsync on them, which does not make the write incorrect.
+// Flushes a file's or a directory's contents to disk (the one fsync of framework/io). Throws
+// rsmc::Error naming the path and the system's reason, except for EINVAL: the file system cannot
+// sync this kind of object (some refuse it for directories), so there is nothing to wait for.
 void sync_path(const std::string& path, bool is_directory) {
+  const char* what = is_directory ? "directory" : "file";
   const int fd = ::open(path.c_str(), (is_directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-  if (fd < 0) {
-    if (is_directory) return;
-    throw Error("output file '" + path + "': cannot reopen the temporary file to flush it: " +
-                errno_text(errno));
-  }
+  if (fd < 0)
+    throw Error(std::string("cannot open the ") + what + " '" + path + "' to flush it to disk: " + errno_text(errno));
   const int rc = ::fsync(fd);
   const int err = errno;
   ::close(fd);
-  if (rc != 0 && !is_directory && err != EINVAL && err != EROFS)
-    throw Error("output file '" + path + "': cannot flush the temporary file to disk: " + errno_text(err));
+  if (rc != 0 && err != EINVAL)
+    throw Error(std::string("cannot flush the ") + what + " '" + path + "' to disk: " + errno_text(err));
 }
 
 std::string refuse_message(const std::string& path) {

@@ -1,7 +1,6 @@
 #include "framework/io/checkpoint_file.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -12,9 +11,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <type_traits>
+#include <variant>
 
 #include "base/core/error.hpp"
+#include "framework/engine/step_series.hpp"
+#include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_parallel.hpp"
+#include "framework/io/sealed_file.hpp"
 
 namespace rsmc {
 namespace {
@@ -75,33 +79,216 @@ exact::ExactSum exact_from_words(const std::vector<std::int64_t>& w) {
   return s;
 }
 
-// The per-step series of the progress, by name (the result file's names).
-struct DoubleSeries {
-  const char* name;
-  std::vector<double> FilterResult::*member;
-  bool per_component;
-};
-constexpr DoubleSeries kDoubleSeries[] = {
-    {"ess", &FilterResult::ess, false},
-    {"log_likelihood_increment", &FilterResult::log_likelihood_increment, false},
-    {"filtered_mean", &FilterResult::mean, true},
-    {"filtered_variance", &FilterResult::variance, true},
-};
+// ---- the per-step series (framework/engine/step_series.hpp), all under /progress ----
 
+std::string progress_path(const StepSeries& series) { return std::string("progress/") + series.name; }
+
+template <class T>
+std::uint64_t word_of(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return bits_of(x);
+  else
+    return static_cast<std::uint64_t>(x);
+}
+
+// A hash of the step attributes, every value of every series and the exact log-likelihood.
 std::uint64_t progress_checksum(const RunProgress& p) {
   std::uint64_t h = mix(0x9e0ULL, static_cast<std::uint64_t>(p.step));
   h = mix(h, bits_of(p.log_total_weight));
-  for (const DoubleSeries& s : kDoubleSeries)
-    for (double x : p.result.*s.member) h = mix(h, bits_of(x));
-  for (std::uint8_t r : p.result.resampled) h = mix(h, r);
-  for (const TrafficField& s : kTrafficFields)
-    for (std::uint64_t x : p.result.traffic.*s.member) h = mix(h, x);
+  for (const StepSeries& series : kStepSeries)
+    std::visit(
+        [&](const auto& column) {
+          for (auto x : stored_values(column, p.result)) h = mix(h, word_of(x));
+        },
+        series.column);
   for (std::int64_t w : exact_words(p.log_likelihood)) h = mix(h, static_cast<std::uint64_t>(w));
-  // Only the non-zero counts, with their step: checkpoints written before the counts existed (all
-  // zero) keep their checksum.
-  for (std::size_t t = 0; t < p.result.invalid_likelihoods.size(); ++t)
-    if (p.result.invalid_likelihoods[t] != 0) h = mix(mix(h, t), p.result.invalid_likelihoods[t]);
   return h;
+}
+
+// Every series holds one entry (or d) per step: they are written from their data().
+bool series_complete(const FilterResult& r, std::size_t steps, int d) {
+  for (const StepSeries& series : kStepSeries) {
+    const std::size_t size = stored_size(series, r);
+    if (size != series_length(series, steps, static_cast<std::size_t>(d))) return false;
+  }
+  return true;
+}
+
+// File bytes of the series per step.
+double series_bytes_per_step(int d) {
+  double bytes = 0.0;
+  for (const StepSeries& series : kStepSeries)
+    std::visit(
+        [&](const auto& column) {
+          using Value = ValueOf<decltype(column)>;
+          bytes += static_cast<double>(series_length(series, 1, static_cast<std::size_t>(d)) * sizeof(Value));
+        },
+        series.column);
+  return bytes;
+}
+
+// ---- writing: the steps of write_checkpoint ----
+
+// Where a checkpoint is written: the temporary file (rank 0's name, on every rank) beside the target.
+struct Target {
+  std::string path, dir, tmp;
+  std::string what;  // "checkpoint '<path>'", to start messages
+  std::string fail;  // what + ": cannot write the temporary file '<tmp>'"
+};
+
+Target target_of(MPI_Comm comm, const std::string& path) {
+  Target t;
+  t.path = path;
+  t.what = "checkpoint '" + path + "'";
+  const std::filesystem::path p(path);
+  t.dir = p.parent_path().empty() ? "." : p.parent_path().string();
+  std::string error;
+  try {
+    t.tmp = atomic_temporary_path(path);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  agree_all(comm, error);
+  t.tmp = broadcast_text(comm, t.tmp);
+  t.fail = t.what + ": cannot write the temporary file '" + t.tmp + "'";
+  return t;
+}
+
+// Removes the temporary files of earlier writes of the same checkpoint that were killed
+// (".<name>.tmp.<pid>" of any pid).
+void remove_leftovers(const Target& t) {
+  const std::string prefix = "." + std::filesystem::path(t.path).filename().string() + ".tmp";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(t.dir, ec))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
+}
+
+// Rank 0's error (or ""): the directory is missing, not writable, or has no room for the file.
+std::string directory_problem(const Target& t, const CheckpointInfo& info, const RunProgress& progress) {
+  struct stat st;
+  if (::stat(t.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return t.what + ": the directory '" + t.dir + "' does not exist";
+  if (::access(t.dir.c_str(), W_OK) != 0)
+    return t.what + ": cannot write in the directory '" + t.dir + "': " + std::strerror(errno);
+  struct statvfs fs;
+  if (::statvfs(t.dir.c_str(), &fs) != 0) return "";
+  // Parallel HDF5 cannot close a file safely after a failed write (its close is collective and may
+  // wait forever on a rank that gave up), so a full disk is best found before writing.
+  const double need = static_cast<double>(info.particles) * (info.state_dim + 2) * 8.0 +
+                      static_cast<double>(progress.step) * series_bytes_per_step(info.state_dim) + 65536.0;
+  const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (have >= need) return "";
+  return t.what + ": not enough space in '" + t.dir + "' (disk full): the checkpoint needs about " +
+         std::to_string(static_cast<long long>(need)) + " bytes, " + std::to_string(static_cast<long long>(have)) +
+         " are available";
+}
+
+// Collective: refuses inconsistent input (every rank checks its own) and, on rank 0, a directory that
+// cannot take the file, before anything is created.
+void preflight(MPI_Comm comm, const Target& t, const CheckpointInfo& info, const RunProgress& progress,
+               const CheckpointBlock& block) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  if (block.state.size() != block.count * static_cast<std::uint64_t>(info.state_dim) ||
+      block.log_weight.size() != block.count)
+    error = t.what + ": internal error: the particle block has inconsistent sizes";
+  else if (!series_complete(progress.result, static_cast<std::size_t>(progress.step), info.state_dim))
+    error = t.what + ": internal error: the run progress has series of inconsistent lengths";
+  else if (rank == 0) {
+    remove_leftovers(t);
+    error = directory_problem(t, info, progress);
+  }
+  agree_all(comm, error);
+}
+
+hid_t create_parallel_file(MPI_Comm comm, const Target& t) {
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  require(fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0, t.fail + " (no MPI-IO driver)");
+  Hid fcpl(sealable_file_plist(), H5Pclose);
+  const hid_t file = fcpl.valid() ? H5Fcreate(t.tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()) : -1;
+  require(file >= 0, t.fail + " (cannot create it)");
+  return file;
+}
+
+// /particles: every rank writes its block of global ids.
+void write_particles(MPI_Comm comm, hid_t f, const Target& t, const CheckpointInfo& info, const CheckpointBlock& block) {
+  Hid particles(create_group(f, "particles", t.fail), H5Gclose);
+  const hid_t g = particles.get();
+  const hsize_t n = info.particles, d = static_cast<hsize_t>(info.state_dim);
+  write_block(comm, t.tmp, g, "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d, n, block.first_id, block.count,
+              block.state.data(), t.fail);
+  write_block(comm, t.tmp, g, "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, n, block.first_id, block.count,
+              block.log_weight.data(), t.fail);
+  std::vector<std::uint64_t> ids(block.count);
+  for (std::uint64_t i = 0; i < block.count; ++i) ids[i] = block.first_id + i;
+  write_block(comm, t.tmp, g, "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, n, block.first_id, block.count, ids.data(),
+              t.fail);
+}
+
+// /progress: the series of steps 1..T and the exact log-likelihood, written by rank 0.
+void write_progress(MPI_Comm comm, hid_t f, const Target& t, const RunProgress& progress, int d) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  Hid group(create_group(f, "progress", t.fail), H5Gclose);
+  const hid_t g = group.get();
+  const bool writer = rank == 0;
+  const auto steps = static_cast<hsize_t>(progress.step), dim = static_cast<hsize_t>(d);
+  for (const StepSeries& series : kStepSeries)
+    std::visit(
+        [&](const auto& column) {
+          const auto& values = stored_values(column, progress.result);
+          using Value = ValueOf<decltype(column)>;
+          write_small(comm, t.tmp, g, series.name, Hdf5Type<Value>::file(), Hdf5Type<Value>::memory(),
+                      series.per_component ? std::vector<hsize_t>{steps, dim} : std::vector<hsize_t>{steps},
+                      values.data(), writer, t.fail);
+        },
+        series.column);
+  const std::vector<std::int64_t> words = exact_words(progress.log_likelihood);
+  write_small(comm, t.tmp, g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(),
+              writer, t.fail);
+}
+
+// The root attributes (identical on every rank, as parallel HDF5 requires).
+void write_attributes(hid_t f, const Target& t, const CheckpointInfo& info, const RunProgress& progress,
+                      std::uint64_t particle_sum) {
+  const std::uint64_t progress_sum = progress_checksum(progress);
+  write_int64_attributes(f,
+                         {{"format_version", info.format_version},
+                          {"rng_version", info.rng_version},
+                          {"step", progress.step},
+                          {"particles", static_cast<std::int64_t>(info.particles)},
+                          {"state_dim", info.state_dim}},
+                         t.fail);
+  write_attribute(f, "log_total_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.log_total_weight, t.fail);
+  write_attribute(f, "particle_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &particle_sum, t.fail);
+  write_attribute(f, "progress_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &progress_sum, t.fail);
+  write_text_attribute(f, "model", info.model, t.fail);
+  write_text_attribute(f, "parameters", info.parameters, t.fail);
+  write_text_attribute(f, "identity", info.identity, t.fail);
+  write_text_attribute(f, "configuration", info.configuration, t.fail);
+}
+
+// Collective: seals the closed temporary file and makes it visible under its name (rank 0:
+// fsync, rename, directory fsync); on failure every rank throws and the temporary file is gone.
+void publish(MPI_Comm comm, const Target& t) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  try {
+    const Sha256::Digest digest = seal_file(comm, t.tmp, SealedKind::checkpoint, t.fail);
+    if (rank == 0) {
+      try {
+        publish_atomically(t.tmp, t.path, true);
+        remember_sealed_file(t.path, digest);
+      } catch (const Error& e) {
+        error = t.what + ": " + e.what();
+      }
+    }
+    agree_all(comm, error);
+  } catch (const Error&) {
+    if (rank == 0) ::unlink(t.tmp.c_str());
+    throw;
+  }
 }
 
 }  // namespace
@@ -135,134 +322,36 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointIn
                       const RunProgress& progress, const CheckpointBlock& block) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const std::string what = "checkpoint '" + path + "'";
-  const int d = info.state_dim;
-  const hsize_t n = info.particles, steps = static_cast<hsize_t>(progress.step);
-  if (block.state.size() != block.count * static_cast<std::uint64_t>(d) || block.log_weight.size() != block.count)
-    throw Error(what + ": internal error: the particle block has inconsistent sizes");
-  // Every per-step series must hold one entry per step (they are written from their data()).
-  const FilterResult& r = progress.result;
-  bool sizes_ok = r.resampled.size() == steps && r.invalid_likelihoods.size() == steps;
-  for (const DoubleSeries& s : kDoubleSeries)
-    sizes_ok = sizes_ok && (r.*s.member).size() == (s.per_component ? steps * static_cast<hsize_t>(d) : steps);
-  for (const TrafficField& s : kTrafficFields) sizes_ok = sizes_ok && (r.traffic.*s.member).size() == steps;
-  if (!sizes_ok) throw Error(what + ": internal error: the run progress has series of inconsistent lengths");
-
-  std::uint64_t checksum = block_checksum(block, d);
-  MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, comm);  // wraps mod 2^64 on every rank alike
-  const std::uint64_t progress_sum = progress_checksum(progress);
-
-  const std::filesystem::path target(path);
-  const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
-  // Named: "." + a temporary gives a bogus -Wrestrict (GCC 12, C++20, -O3).
-  const std::string name = target.filename().string();
-  const std::string tmp = (std::filesystem::path(dir) / ("." + name + ".tmp")).string();
-  const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
-  {
-    std::string error;
-    if (rank == 0) {
-      struct stat st;
-      if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        error = what + ": the directory '" + dir + "' does not exist";
-      else if (::access(dir.c_str(), W_OK) != 0)
-        error = what + ": cannot write in the directory '" + dir + "': " + std::strerror(errno);
-      else if (struct statvfs fs; ::statvfs(dir.c_str(), &fs) == 0) {
-        // Parallel HDF5 cannot close a file safely after a failed write (its close is collective and
-        // may wait forever on a rank that gave up), so a full disk is best found before writing.
-        const double need = static_cast<double>(info.particles) * (info.state_dim + 2) * 8.0 +
-                            static_cast<double>(progress.step) * (info.state_dim * 2 + 9) * 8.0 + 65536.0;
-        const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
-        if (have < need)
-          error = what + ": not enough space in '" + dir + "' (disk full): the checkpoint needs about " +
-                  std::to_string(static_cast<long long>(need)) + " bytes, " +
-                  std::to_string(static_cast<long long>(have)) + " are available";
-      }
-      ::unlink(tmp.c_str());  // a leftover of a run killed while writing
-    }
-    agree_all(comm, error);  // only rank 0 can have failed here
-  }
+  const Target target = target_of(comm, path);
+  preflight(comm, target, info, progress, block);
+  std::uint64_t particle_sum = block_checksum(block, info.state_dim);
+  MPI_Allreduce(MPI_IN_PLACE, &particle_sum, 1, MPI_UINT64_T, MPI_SUM, comm);  // wraps mod 2^64 on every rank alike
 
   std::string error;
   try {
     SilenceHdf5Errors silence;
-    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    require(fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0, fail + " (no MPI-IO driver)");
-    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
-    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
-    require(file.valid(), fail + " (cannot create it)");
-    const hid_t f = file.get();
-    {
-      Hid particles(create_group(f, "particles", fail), H5Gclose);
-      write_block(comm, tmp, particles.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(d), n,
-                  block.first_id, block.count, block.state.data(), fail);
-      write_block(comm, tmp, particles.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, n, block.first_id, block.count,
-                  block.log_weight.data(), fail);
-      std::vector<std::uint64_t> ids(block.count);
-      for (std::uint64_t i = 0; i < block.count; ++i) ids[i] = block.first_id + i;
-      write_block(comm, tmp, particles.get(), "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, n, block.first_id, block.count,
-                  ids.data(), fail);
-    }
-    {
-      Hid group(create_group(f, "progress", fail), H5Gclose);
-      const hid_t g = group.get();
-      const bool writer = rank == 0;
-      const hsize_t dd = static_cast<hsize_t>(d);
-      for (const DoubleSeries& s : kDoubleSeries)
-        write_small(comm, tmp, g, s.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                    s.per_component ? std::vector<hsize_t>{steps, dd} : std::vector<hsize_t>{steps},
-                    (progress.result.*s.member).data(), writer, fail);
-      write_small(comm, tmp, g, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, progress.result.resampled.data(), writer,
-                  fail);
-      for (const TrafficField& s : kTrafficFields)
-        write_small(comm, tmp, g, s.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, (progress.result.traffic.*s.member).data(),
-                    writer, fail);
-      write_small(comm, tmp, g, "invalid_likelihoods", H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps},
-                  progress.result.invalid_likelihoods.data(), writer, fail);
-      const std::vector<std::int64_t> words = exact_words(progress.log_likelihood);
-      write_small(comm, tmp, g, "log_likelihood_exact", H5T_STD_I64LE, H5T_NATIVE_INT64, {words.size()}, words.data(), writer,
-                  fail);
-    }
-    const std::int64_t step = progress.step, particles = static_cast<std::int64_t>(n), dim = d;
-    write_attribute(f, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &info.format_version, fail);
-    write_attribute(f, "rng_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &info.rng_version, fail);
-    write_attribute(f, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step, fail);
-    write_attribute(f, "particles", H5T_STD_I64LE, H5T_NATIVE_INT64, &particles, fail);
-    write_attribute(f, "state_dim", H5T_STD_I64LE, H5T_NATIVE_INT64, &dim, fail);
-    write_attribute(f, "log_total_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.log_total_weight, fail);
-    write_attribute(f, "particle_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &checksum, fail);
-    write_attribute(f, "progress_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &progress_sum, fail);
-    write_text_attribute(f, "model", info.model, fail);
-    write_text_attribute(f, "parameters", info.parameters, fail);
-    write_text_attribute(f, "identity", info.identity, fail);
-    write_text_attribute(f, "configuration", info.configuration, fail);
-    require(file.close(), fail + " (cannot flush it; disk full?)");
+    Hid file(create_parallel_file(comm, target), H5Fclose);
+    write_particles(comm, file.get(), target, info, block);
+    write_progress(comm, file.get(), target, progress, info.state_dim);
+    write_attributes(file.get(), target, info, progress, particle_sum);
+    require(file.close(), target.fail + " (cannot flush it; disk full?)");
   } catch (const Error& e) {
     error = e.what();
   }
   try {
     agree_all(comm, error);
   } catch (const Error&) {
-    if (rank == 0) ::unlink(tmp.c_str());
+    if (rank == 0) ::unlink(target.tmp.c_str());
     throw;
   }
-
-  // Rank 0 makes it visible under its final name, atomically.
-  std::string commit_error;
-  if (rank == 0) {
-    sync_path(tmp, false);
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      commit_error = what + ": cannot move the temporary file into place: " + std::strerror(errno);
-      ::unlink(tmp.c_str());
-    } else {
-      sync_path(dir, true);
-    }
-  }
-  agree_all(comm, commit_error);  // only rank 0 can have failed here
+  publish(comm, target);
 }
 
 CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path) {
   const std::string what = "checkpoint '" + path + "'";
   CheckpointContents out;
+  // The whole file is checked before HDF5 parses any of it (framework/io/sealed_file.hpp).
+  out.info.digest = verify_sealed_file(comm, path, SealedKind::checkpoint, what);
   std::string error;
   try {
     SilenceHdf5Errors silence;
@@ -270,7 +359,7 @@ CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path
     const hid_t f = file.get();
     CheckpointInfo& info = out.info;
     read_attribute(f, "format_version", H5T_NATIVE_INT64, &info.format_version, what);
-    if (info.format_version > kCheckpointFormatVersion || info.format_version < 1)
+    if (info.format_version != kCheckpointFormatVersion)
       throw Error(what + ": format version " + std::to_string(info.format_version) +
                   " is not supported; this rsmc reads format " + std::to_string(kCheckpointFormatVersion) +
                   (info.format_version > kCheckpointFormatVersion ? " (written by a newer rsmc?)" : ""));
@@ -300,16 +389,15 @@ CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path
     const hsize_t T = static_cast<hsize_t>(step), D = static_cast<hsize_t>(dim);
     p.result.steps = p.step;
     p.result.state_dim = info.state_dim;
-    for (const DoubleSeries& s : kDoubleSeries)
-      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_DOUBLE,
-               s.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T}, p.result.*s.member, what);
-    read_all(f, "progress/resampled", H5T_NATIVE_UINT8, {T}, p.result.resampled, what);
-    for (const TrafficField& s : kTrafficFields)
-      read_all(f, std::string("progress/") + s.name, H5T_NATIVE_UINT64, {T}, p.result.traffic.*s.member, what);
-    // Absent in checkpoints written before the counts existed: none then.
-    p.result.invalid_likelihoods.assign(static_cast<std::size_t>(T), 0);
-    if (H5Lexists(f, "progress/invalid_likelihoods", H5P_DEFAULT) > 0)
-      read_all(f, "progress/invalid_likelihoods", H5T_NATIVE_UINT64, {T}, p.result.invalid_likelihoods, what);
+    for (const StepSeries& series : kStepSeries)
+      std::visit(
+          [&](const auto& column) {
+            using Value = ValueOf<decltype(column)>;
+            read_all(f, progress_path(series), Hdf5Type<Value>::memory(),
+                     series.per_component ? std::vector<hsize_t>{T, D} : std::vector<hsize_t>{T},
+                     column.stored(p.result), what);
+          },
+          series.column);
     std::vector<std::int64_t> words;
     read_all(f, "progress/log_likelihood_exact", H5T_NATIVE_INT64, {static_cast<hsize_t>(kExactWords)}, words, what);
     require(is_normal_exact_sum(words),
@@ -333,6 +421,7 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
   std::uint64_t stored = 0;
   std::string error;
   try {
+    require_same_seal(path, info.digest, what);  // the file read_checkpoint_header verified
     SilenceHdf5Errors silence;
     Hid file(open_hdf5_read_only(path, what), H5Fclose);
     const hid_t f = file.get();

@@ -4,13 +4,15 @@
 // restarts on any number of ranks. A write failure after the file exists aborts the job (see
 // docs/checkpointing.md: a parallel HDF5 close after a failed write can hang).
 //
-// Layout (format version 1; h5dump / h5py readable):
+// Layout (format version 2; h5dump / h5py readable):
+//   bytes 0..511            the seal: a SHA-256 digest of the whole file in the HDF5 user block
+//                           (framework/io/sealed_file.hpp); HDF5's superblock follows at 512
 //   /particles/state        (d x N)  float64  component c of global id i at [c, i]
 //   /particles/log_weight   (N)      float64
 //   /particles/id           (N)      uint64   global ids 0..N-1 (explicit, for readers)
-//   /progress/ess, log_likelihood_increment, filtered_mean (T x d), filtered_variance (T x d),
-//     resampled, invalid_likelihoods (absent in older checkpoints: all zero), and the five
-//     resampling_traffic series: the outputs of steps 1..T (T = step)
+//   /progress/<series>      (T) or (T x d)    every per-step series of kStepSeries
+//                                             (framework/engine/step_series.hpp), by its name, for
+//                                             steps 1..T (T = step): ess, ..., minimum_moves
 //   /progress/log_likelihood_exact  (71) int64  the exact running sum (ExactSum limbs, normalised)
 //   root attributes: format_version, rng_version, step, particles, state_dim, log_total_weight
 //     (float64), particle_checksum and progress_checksum (uint64), model, parameters, identity,
@@ -22,10 +24,14 @@
 // (global id, state, log-weight): it does not depend on how the particles were split over ranks.
 // progress_checksum: a hash of the progress datasets and the step attributes.
 //
-// Writing is atomic: the file is created as ".<name>.tmp" in the target directory, closed (which
-// flushes it), fsync'ed and renamed by rank 0; a crash at any point leaves no partial file under the
-// final name. Reading checks the format version, the shapes and both checksums and throws rsmc::Error
-// naming the file and what is wrong (truncated, damaged, checksum mismatch, newer format).
+// Writing (write_checkpoint, in steps): preflight (input consistency; rank 0: the directory exists,
+// is writable and has room), the particles (each rank its block), the progress and the attributes
+// (collective parallel HDF5), then a collective publish: the closed temporary file
+// ".<name>.tmp.<pid of rank 0>" beside the target is sealed, fsync'ed and renamed by rank 0
+// (publish_atomically), so a crash at any point leaves no partial file under the final name.
+// Reading checks the seal (the whole file's digest) before HDF5 opens it, then the format version,
+// the shapes and both checksums, and throws rsmc::Error naming the file and what is wrong
+// (truncated, damaged, checksum mismatch, newer format).
 #pragma once
 
 #include <mpi.h>
@@ -35,10 +41,13 @@
 #include <vector>
 
 #include "framework/engine/run_progress.hpp"
+#include "framework/io/sha256.hpp"
 
 namespace rsmc {
 
-constexpr std::int64_t kCheckpointFormatVersion = 1;
+// 2: sealed (the digest in the user block), the series of kStepSeries under /progress. Version 1
+// files (unsealed) are refused.
+constexpr std::int64_t kCheckpointFormatVersion = 2;
 // Version of the random-stream scheme (framework/rng): a checkpoint continues bit for bit only with
 // the same streams. Bump when the stream layout or any sampler's use of it changes.
 constexpr std::int64_t kRngSchemeVersion = 1;
@@ -51,6 +60,7 @@ struct CheckpointInfo {
   std::string model, parameters;
   std::string identity;       // must match for a continuation (see above)
   std::string configuration;  // the full run configuration, for people
+  Sha256::Digest digest{};    // set by read_checkpoint_header: the verified file's digest
 };
 
 // This rank's particles: `count` particles with global ids first_id .. first_id + count - 1; state
@@ -68,7 +78,8 @@ struct CheckpointBlock {
 void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
                       const RunProgress& progress, const CheckpointBlock& block);
 
-// Collective: every rank reads the metadata and the progress.
+// Collective: verifies the whole file's digest (the ranks share the work), then every rank reads the
+// metadata and the progress.
 struct CheckpointContents {
   CheckpointInfo info;
   RunProgress progress;
@@ -76,7 +87,8 @@ struct CheckpointContents {
 CheckpointContents read_checkpoint_header(MPI_Comm comm, const std::string& path);
 
 // Collective: every rank reads its block [first_id, first_id + count) and the particle checksum is
-// verified over all ranks. `info` as returned by read_checkpoint_header.
+// verified over all ranks. `info` as returned by read_checkpoint_header: the file must still be the
+// one it verified (same seal).
 CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
                                       std::uint64_t first_id, std::uint64_t count);
 

@@ -7,7 +7,6 @@
 // aborts the job (abort_on_write_failure): a parallel HDF5 close after a failed write can hang.
 #include "framework/io/hdf5_parallel.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,14 +96,11 @@ void write_text_attribute(hid_t location, const char* name, const std::string& v
   write_attribute(location, name, type.get(), type.get(), padded.data(), fail);
 }
 
-// Reading.
-bool link_exists(hid_t location, const std::string& path) {
-  // H5Lexists fails on a path whose intermediate groups are missing: check each prefix.
-  for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
-    if (H5Lexists(location, path.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
-  return H5Lexists(location, path.c_str(), H5P_DEFAULT) > 0;
+void write_int64_attributes(hid_t location, std::initializer_list<IntAttribute> attributes, const std::string& fail) {
+  for (const IntAttribute& a : attributes) write_attribute(location, a.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.value, fail);
 }
 
+// Reading.
 void read_attribute(hid_t location, const char* name, hid_t mem_type, void* out, const std::string& what) {
   const htri_t exists = H5Aexists(location, name);
   require(exists > 0, what + ": no attribute '" + name + "'; not the expected kind of rsmc file, or damaged");
@@ -190,13 +186,12 @@ void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsiz
           what + ": cannot read dataset '/" + name + "' (truncated or damaged)");
 }
 
-// ---- file system ----
-
-void sync_path(const std::string& path, bool is_directory) {
-  const int fd = ::open(path.c_str(), (is_directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
+std::string broadcast_text(MPI_Comm comm, std::string text) {
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+  return text;
 }
 
 // The lowest rank whose `local_error` is not empty, or -1 when every rank succeeded. Collective.

@@ -11,6 +11,8 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,14 @@ void write_block(MPI_Comm comm, const std::string& tmp, hid_t location, const ch
 void write_attribute(hid_t location, const char* name, hid_t file_type, hid_t mem_type, const void* data,
                      const std::string& fail);
 void write_text_attribute(hid_t location, const char* name, const std::string& value, const std::string& fail);
+// Scalar int64 attributes, in the order given.
+struct IntAttribute {
+  const char* name;
+  std::int64_t value;
+};
+void write_int64_attributes(hid_t location, std::initializer_list<IntAttribute> attributes, const std::string& fail);
 
 // Reading; errors start with `what` (the file, for people).
-bool link_exists(hid_t location, const std::string& path);  // false also when a parent group is missing
 void read_attribute(hid_t location, const char* name, hid_t mem_type, void* out, const std::string& what);
 std::string read_text_attribute(hid_t location, const char* name, const std::string& what);
 // The length of a 1-d dataset; throws if there is none.
@@ -75,8 +82,8 @@ void read_all(hid_t file, const std::string& name, hid_t mem_type, const std::ve
 void read_block(hid_t file, const char* name, hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count,
                 std::vector<double>& out, const std::string& what);
 
-// fsync of a file or directory, best effort.
-void sync_path(const std::string& path, bool is_directory);
+// Rank 0's `text` on every rank. Collective.
+std::string broadcast_text(MPI_Comm comm, std::string text);
 
 // The lowest rank whose `local_error` is not empty, or -1 when every rank succeeded. Collective.
 int first_failing_rank(MPI_Comm comm, const std::string& local_error);

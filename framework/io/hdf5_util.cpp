@@ -17,6 +17,13 @@ hid_t create_untimed_plist(hid_t cls) {
   return plist;
 }
 
+bool link_exists(hid_t location, const std::string& path) {
+  // H5Lexists fails on a path whose intermediate groups are missing: check each prefix.
+  for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+    if (H5Lexists(location, path.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+  return H5Lexists(location, path.c_str(), H5P_DEFAULT) > 0;
+}
+
 hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw Error(what + ": cannot open: " + std::strerror(errno));

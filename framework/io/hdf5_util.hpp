@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
 #include <string>
 
 namespace rsmc {
@@ -50,9 +51,40 @@ class Hid {
   Closer closer_;
 };
 
+// The HDF5 types of a C++ element type: the type stored in files (little-endian, fixed width,
+// whatever the machine) and the in-memory type. One place for the mapping that the per-step series
+// (framework/engine/step_series.hpp) and other datasets use.
+template <class T>
+struct Hdf5Type;
+template <>
+struct Hdf5Type<double> {
+  static hid_t file() { return H5T_IEEE_F64LE; }
+  static hid_t memory() { return H5T_NATIVE_DOUBLE; }
+  static constexpr H5T_class_t kClass = H5T_FLOAT;
+  static constexpr const char* kDescription = "floating-point numbers";
+};
+template <>
+struct Hdf5Type<std::uint8_t> {
+  static hid_t file() { return H5T_STD_U8LE; }
+  static hid_t memory() { return H5T_NATIVE_UINT8; }
+  static constexpr H5T_class_t kClass = H5T_INTEGER;
+  static constexpr const char* kDescription = "unsigned 8-bit integers";
+};
+template <>
+struct Hdf5Type<std::uint64_t> {
+  static hid_t file() { return H5T_STD_U64LE; }
+  static hid_t memory() { return H5T_NATIVE_UINT64; }
+  static constexpr H5T_class_t kClass = H5T_INTEGER;
+  static constexpr const char* kDescription = "unsigned 64-bit integers";
+};
+
 // A new property list of class `cls` (H5P_FILE_CREATE, H5P_DATASET_CREATE) that records no object
 // timestamps, so the same input gives a byte-identical file; negative if HDF5 fails. Close with H5Pclose.
 hid_t create_untimed_plist(hid_t cls);
+
+// Whether `path` (e.g. "group/dataset") names a link under `location`; false also when a parent
+// group is missing or the lookup fails.
+bool link_exists(hid_t location, const std::string& path);
 
 // Opens `path` read-only and returns the file (close with H5Fclose); throws rsmc::Error starting with
 // `what` for a missing, unreadable, directory, non-HDF5 or damaged file.

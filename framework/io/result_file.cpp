@@ -7,19 +7,25 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
+#include "framework/engine/step_series.hpp"
 #include "framework/io/hdf5_util.hpp"
 
 namespace rsmc {
 namespace {
 
-using namespace io_detail;  // Hid, SilenceHdf5Errors, open_hdf5_read_only, create_untimed_plist
+using namespace io_detail;  // Hid, Hdf5Type, SilenceHdf5Errors, link_exists, open_hdf5_read_only, create_untimed_plist
 
 // The group holding FilterResult::traffic, and its datasets in the order they are written.
 constexpr const char* kTrafficGroup = "resampling_traffic";
+// rsmc 0.1 created the scalar /log_likelihood right after this series; keeping its place keeps
+// result files byte-identical to those of earlier versions.
+constexpr std::string_view kLogLikelihoodAfter = "resampled";
 constexpr const char* kTrafficNote =
     "communication of each resampling; depends on the number of ranks, unlike every other dataset";
 
@@ -56,21 +62,18 @@ void write_attribute(hid_t file, const std::string& name, hid_t file_type, hid_t
 
 // ---- reading ----
 
-// Reads dataset `name`, which must have `rank` dimensions (0 = scalar) and a type of class `cls`,
-// converting to `mem_type`. Returns the dimensions; `values` receives the data.
+// Reads dataset `name`, which must have `rank` dimensions (0 = scalar) and a type of the class of T
+// (Hdf5Type), converting to T. Returns the dimensions; `values` receives the data.
 template <class T>
 std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std::string& name, int rank,
-                                  H5T_class_t cls, hid_t mem_type, std::vector<T>& values) {
+                                  std::vector<T>& values) {
   const std::string ds = what + ", dataset '/" + name + "'";
-  const htri_t exists = H5Lexists(file, name.c_str(), H5P_DEFAULT);
-  if (exists <= 0) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
+  if (!link_exists(file, name)) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
   Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw Error(ds + ": cannot open it as a dataset");
   Hid type(H5Dget_type(dset.get()), H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != cls)
-    throw Error(ds + ": has the wrong type; expected " +
-                (cls == H5T_FLOAT ? "floating-point numbers"
-                                  : sizeof(T) == 1 ? "unsigned 8-bit integers" : "unsigned 64-bit integers"));
+  if (!type.valid() || H5Tget_class(type.get()) != Hdf5Type<T>::kClass)
+    throw Error(ds + ": has the wrong type; expected " + Hdf5Type<T>::kDescription);
   Hid space(H5Dget_space(dset.get()), H5Sclose);
   if (!space.valid()) throw Error(ds + ": cannot read its shape");
   const int ndims = H5Sget_simple_extent_type(space.get()) == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space.get()) : 0;
@@ -84,9 +87,84 @@ std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std
   if (n > static_cast<hsize_t>(std::numeric_limits<int>::max()))
     throw Error(ds + ": is too large " + shape_text(dims));
   values.resize(static_cast<std::size_t>(n));
-  if (n > 0 && H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+  if (n > 0 && H5Dread(dset.get(), Hdf5Type<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     throw Error(ds + ": cannot read its values (damaged file?)");
   return dims;
+}
+
+// The path of a series in a result file.
+std::string series_path(const StepSeries& series) {
+  return series.place == SeriesPlace::resampling_traffic ? std::string(kTrafficGroup) + "/" + series.name
+                                                         : std::string(series.name);
+}
+
+// ---- the per-step series (framework/engine/step_series.hpp) ----
+
+// Refuses a result whose series do not hold T (or T x d) values; an optional series may be empty.
+void check_series_sizes(const FilterResult& r, const std::string& what) {
+  const auto T = static_cast<std::size_t>(r.steps), d = static_cast<std::size_t>(r.state_dim);
+  for (const StepSeries& series : kStepSeries) {
+    const std::size_t size = stored_size(series, r);
+    const std::size_t expected = series_length(series, T, d);
+    if (size != expected && !(size == 0 && series.presence == SeriesPresence::optional))
+      throw Error(what + ": filter result series '" + series.name + "' holds " + std::to_string(size) +
+                  " values; expected " + std::to_string(expected));
+  }
+}
+
+// Writes the series of `place` into `location`, in table order; an empty (optional) one as zeros.
+// `after_each(series)` runs after each (the root's scalar /log_likelihood has its place between them).
+template <class AfterEach>
+void write_series(hid_t location, SeriesPlace place, const FilterResult& r, const std::string& fail,
+                  const AfterEach& after_each) {
+  const auto T = static_cast<hsize_t>(r.steps), d = static_cast<hsize_t>(r.state_dim);
+  for (const StepSeries& series : kStepSeries) {
+    if (series.place != place) continue;
+    std::visit(
+        [&](const auto& column) {
+          using Value = ValueOf<decltype(column)>;
+          const std::vector<Value>& stored = stored_values(column, r);
+          const std::vector<Value> zeros(stored.empty() ? series_length(series, T, d) : 0, Value{0});
+          write_dataset(location, series.name, Hdf5Type<Value>::file(), Hdf5Type<Value>::memory(),
+                        series.per_component ? std::vector<hsize_t>{T, d} : std::vector<hsize_t>{T},
+                        (stored.empty() ? zeros : stored).data(), fail);
+        },
+        series.column);
+    after_each(series);
+  }
+}
+
+// Reads every series; T from the first (/ess), d from the first per-component one (/filtered_mean).
+// An optional series absent from the file stays empty.
+void read_series(hid_t f, const std::string& what, FilterResult& r) {
+  const StepSeries* steps_from = nullptr;
+  const StepSeries* dim_from = nullptr;
+  hsize_t T = 0, d = 0;
+  for (const StepSeries& series : kStepSeries) {
+    const std::string path = series_path(series);
+    if (series.presence == SeriesPresence::optional && !link_exists(f, path)) continue;
+    const std::vector<hsize_t> dims = std::visit(
+        [&](const auto& column) { return read_dataset(f, what, path, series.per_component ? 2 : 1, column.stored(r)); },
+        series.column);
+    const std::string ds = what + ", dataset '/" + path + "': has shape " + shape_text(dims) + "; expected ";
+    if (steps_from == nullptr) {
+      if (dims[0] < 1) throw Error(ds + "at least one step");
+      steps_from = &series;
+      T = dims[0];
+    }
+    if (series.per_component && dim_from == nullptr) {
+      if (dims[0] != T || dims[1] < 1)
+        throw Error(ds + "(" + std::to_string(T) + " x d) with d >= 1 to match '/" + steps_from->name + "'");
+      dim_from = &series;
+      d = dims[1];
+    }
+    const std::vector<hsize_t> expected = series.per_component ? std::vector<hsize_t>{T, d} : std::vector<hsize_t>{T};
+    if (dims != expected)
+      throw Error(ds + shape_text(expected) + " to match '/" + steps_from->name + "'" +
+                  (series.per_component ? std::string(" and '/") + dim_from->name + "'" : std::string()));
+  }
+  r.steps = static_cast<int>(T);
+  r.state_dim = static_cast<int>(d);
 }
 
 struct AttributeReader {
@@ -143,27 +221,10 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   if (r.steps < 1 || r.state_dim < 1)
     throw Error(what + ": filter result has " + std::to_string(r.steps) + " steps and state dimension " +
                 std::to_string(r.state_dim) + "; expected at least 1 of each");
-  const std::size_t T = static_cast<std::size_t>(r.steps);
-  const std::size_t Td = T * static_cast<std::size_t>(r.state_dim);
-  auto check_size = [&](const char* field, std::size_t size, std::size_t expected) {
-    if (size != expected)
-      throw Error(what + ": filter result field '" + field + "' holds " + std::to_string(size) +
-                  " values; expected " + std::to_string(expected));
-  };
-  check_size("ess", r.ess.size(), T);
-  check_size("log_likelihood_increment", r.log_likelihood_increment.size(), T);
-  check_size("mean", r.mean.size(), Td);
-  check_size("variance", r.variance.size(), Td);
-  check_size("resampled", r.resampled.size(), T);
-  if (!r.invalid_likelihoods.empty()) check_size("invalid_likelihoods", r.invalid_likelihoods.size(), T);
-  if (!r.true_state.empty()) check_size("true_state", r.true_state.size(), Td);
-  // Traffic: all five empty means "not recorded" (written as zeros); otherwise each holds T entries.
-  bool traffic_recorded = false;
-  for (const TrafficField& field : kTrafficFields)
-    traffic_recorded = traffic_recorded || !(r.traffic.*field.member).empty();
-  if (traffic_recorded)
-    for (const TrafficField& field : kTrafficFields)
-      check_size((std::string("traffic.") + field.name).c_str(), (r.traffic.*field.member).size(), T);
+  check_series_sizes(r, what);
+  if (!r.true_state.empty() && r.true_state.size() != static_cast<std::size_t>(r.steps) * r.state_dim)
+    throw Error(what + ": filter result field 'true_state' holds " + std::to_string(r.true_state.size()) +
+                " values; expected " + std::to_string(static_cast<std::size_t>(r.steps) * r.state_dim));
   std::set<std::string> names;
   auto check_name = [&](const std::string& name) {
     if (name.empty()) throw Error(what + ": an attribute has an empty name; expected a non-empty name");
@@ -191,18 +252,10 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     const hsize_t steps = static_cast<hsize_t>(r.steps);
     const hsize_t dim = static_cast<hsize_t>(r.state_dim);
     const hid_t f = file.get();
-    write_dataset(f, "ess", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps}, r.ess.data(), fail);
-    write_dataset(f, "log_likelihood_increment", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps},
-                  r.log_likelihood_increment.data(), fail);
-    write_dataset(f, "filtered_mean", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.mean.data(), fail);
-    write_dataset(f, "filtered_variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.variance.data(), fail);
-    write_dataset(f, "resampled", H5T_STD_U8LE, H5T_NATIVE_UINT8, {steps}, r.resampled.data(), fail);
-    write_dataset(f, "log_likelihood", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &r.log_likelihood, fail);
-    {  // empty means "none counted": zeros
-      const std::vector<std::uint64_t> none(r.invalid_likelihoods.empty() ? T : 0, 0);
-      write_dataset(f, "invalid_likelihoods", H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps},
-                    (r.invalid_likelihoods.empty() ? none : r.invalid_likelihoods).data(), fail);
-    }
+    write_series(f, SeriesPlace::root, r, fail, [&](const StepSeries& series) {
+      if (series.name == kLogLikelihoodAfter)
+        write_dataset(f, "log_likelihood", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &r.log_likelihood, fail);
+    });
     if (!r.true_state.empty())
       write_dataset(f, "true_state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.true_state.data(), fail);
 
@@ -216,12 +269,8 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
       if (!gcpl.valid()) throw Error(fail + " (cannot create group '" + kTrafficGroup + "')");
       Hid group(H5Gcreate2(f, kTrafficGroup, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose);
       if (!group.valid()) throw Error(fail + " (cannot create group '" + kTrafficGroup + "')");
-      const std::vector<std::uint64_t> zeros(traffic_recorded ? 0 : T, 0);
-      for (const TrafficField& field : kTrafficFields) {
-        const std::vector<std::uint64_t>& values = traffic_recorded ? r.traffic.*field.member : zeros;
-        write_dataset(group.get(), field.name, H5T_STD_U64LE, H5T_NATIVE_UINT64, {steps}, values.data(),
-                      fail + " (group '" + kTrafficGroup + "')");
-      }
+      write_series(group.get(), SeriesPlace::resampling_traffic, r, fail + " (group '" + kTrafficGroup + "')",
+                   [](const StepSeries&) {});
       const char* note = kTrafficNote;
       write_attribute(group.get(), "note", text_type.get(), text_type.get(), &note,
                       fail + " (group '" + kTrafficGroup + "')");
@@ -247,55 +296,18 @@ FilterResult read_result_file(const std::string& path) {
   const hid_t f = file.get();
 
   FilterResult r;
-  const std::vector<hsize_t> ess_dims = read_dataset(f, what, "ess", 1, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.ess);
-  const hsize_t T = ess_dims[0];
-  if (T < 1) throw Error(what + ", dataset '/ess': is empty; expected at least one step");
-  auto expect = [&](const char* name, const std::vector<hsize_t>& dims, const std::vector<hsize_t>& expected) {
-    if (dims != expected)
-      throw Error(what + ", dataset '/" + name + "': has shape " + shape_text(dims) + "; expected " +
-                  shape_text(expected) + " to match '/ess' and '/filtered_mean'");
-  };
-  expect("log_likelihood_increment",
-         read_dataset(f, what, "log_likelihood_increment", 1, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.log_likelihood_increment),
-         {T});
-  const std::vector<hsize_t> mean_dims =
-      read_dataset(f, what, "filtered_mean", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.mean);
-  if (mean_dims[0] != T || mean_dims[1] < 1)
-    throw Error(what + ", dataset '/filtered_mean': has shape " + shape_text(mean_dims) + "; expected (" +
-                std::to_string(T) + " x d) with d >= 1");
-  expect("filtered_variance", read_dataset(f, what, "filtered_variance", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.variance),
-         mean_dims);
-  expect("resampled", read_dataset(f, what, "resampled", 1, H5T_INTEGER, H5T_NATIVE_UINT8, r.resampled), {T});
+  read_series(f, what, r);
   std::vector<double> ll;
-  read_dataset(f, what, "log_likelihood", 0, H5T_FLOAT, H5T_NATIVE_DOUBLE, ll);
+  read_dataset(f, what, "log_likelihood", 0, ll);
   r.log_likelihood = ll.at(0);
-
-  // /resampling_traffic is absent in files written before it existed: leave the traffic empty.
-  const htri_t has_traffic = H5Lexists(f, kTrafficGroup, H5P_DEFAULT);
-  if (has_traffic < 0) throw Error(what + ": cannot look up '/" + kTrafficGroup + "' (damaged file?)");
-  if (has_traffic > 0) {
-    for (const TrafficField& field : kTrafficFields) {
-      const std::string name = std::string(kTrafficGroup) + "/" + field.name;
-      const std::vector<hsize_t> dims =
-          read_dataset(f, what, name, 1, H5T_INTEGER, H5T_NATIVE_UINT64, r.traffic.*field.member);
-      if (dims != std::vector<hsize_t>{T})
-        throw Error(what + ", dataset '/" + name + "': has shape " + shape_text(dims) + "; expected " +
-                    shape_text({T}) + " to match '/ess'");
-    }
-  }
-  // /invalid_likelihoods is absent in files written before it existed: leave it empty.
-  const htri_t has_invalid = H5Lexists(f, "invalid_likelihoods", H5P_DEFAULT);
-  if (has_invalid < 0) throw Error(what + ": cannot look up '/invalid_likelihoods' (damaged file?)");
-  if (has_invalid > 0)
-    expect("invalid_likelihoods",
-           read_dataset(f, what, "invalid_likelihoods", 1, H5T_INTEGER, H5T_NATIVE_UINT64, r.invalid_likelihoods), {T});
   // /true_state only when the data were simulated.
-  const htri_t has_truth = H5Lexists(f, "true_state", H5P_DEFAULT);
-  if (has_truth < 0) throw Error(what + ": cannot look up '/true_state' (damaged file?)");
-  if (has_truth > 0)
-    expect("true_state", read_dataset(f, what, "true_state", 2, H5T_FLOAT, H5T_NATIVE_DOUBLE, r.true_state), mean_dims);
-  r.steps = static_cast<int>(T);
-  r.state_dim = static_cast<int>(mean_dims[1]);
+  if (link_exists(f, "true_state")) {
+    const std::vector<hsize_t> dims = read_dataset(f, what, "true_state", 2, r.true_state);
+    const std::vector<hsize_t> expected{static_cast<hsize_t>(r.steps), static_cast<hsize_t>(r.state_dim)};
+    if (dims != expected)
+      throw Error(what + ", dataset '/true_state': has shape " + shape_text(dims) + "; expected " +
+                  shape_text(expected) + " to match '/filtered_mean'");
+  }
   return r;
 }
 

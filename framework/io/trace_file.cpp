@@ -10,6 +10,7 @@
 #include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_parallel.hpp"
+#include "framework/io/sealed_file.hpp"
 
 namespace rsmc {
 namespace {
@@ -18,19 +19,6 @@ using namespace io_detail;  // hdf5_util.hpp and hdf5_parallel.hpp
 
 std::string step_path(const char* parent, int t) { return std::string(parent) + "/" + std::to_string(t); }
 
-// Rank 0's string on every rank.
-std::string broadcast(MPI_Comm comm, std::string text) {
-  int length = static_cast<int>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
-  text.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
-  return text;
-}
-
-struct IntAttribute {
-  const char* name;
-  std::int64_t value;
-};
 
 }  // namespace
 
@@ -52,14 +40,14 @@ TraceWriter::TraceWriter(MPI_Comm comm, const std::string& path, const TraceInfo
     }
   }
   agree_all(comm_, error);
-  tmp_ = broadcast(comm_, tmp_);
+  tmp_ = broadcast_text(comm_, tmp_);
   fail_ = what + ": cannot write the temporary file '" + tmp_ + "'";
   try {
     SilenceHdf5Errors silence;
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     require(fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm_, MPI_INFO_NULL) >= 0, fail_ + " (no MPI-IO driver)");
-    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
-    file_ = H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
+    Hid fcpl(sealable_file_plist(), H5Pclose);
+    file_ = fcpl.valid() ? H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()) : -1;
     require(file_ >= 0, fail_ + " (cannot create it)");
     Hid cloud(create_group(file_, "cloud", fail_), H5Gclose);
     Hid genealogy(create_group(file_, "genealogy", fail_), H5Gclose);
@@ -140,14 +128,14 @@ void TraceWriter::finish(int steps_done) {
                 cloud_steps_.data(), writer, fail_);
     write_small(comm_, tmp_, file_, "resampled_steps", H5T_STD_I32LE, H5T_NATIVE_INT32, {resampled_steps_.size()},
                 resampled_steps_.data(), writer, fail_);
-    const IntAttribute integers[] = {{"trace_format_version", kTraceFormatVersion},
-                                     {"particles", static_cast<std::int64_t>(info_.particles)},
-                                     {"state_dim", info_.state_dim},
-                                     {"steps", steps_done},
-                                     {"trace_every", info_.every},
-                                     {"p_invariant", info_.p_invariant ? 1 : 0}};
-    for (const IntAttribute& a : integers)
-      write_attribute(file_, a.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.value, fail_);
+    write_int64_attributes(file_,
+                           {{"trace_format_version", kTraceFormatVersion},
+                            {"particles", static_cast<std::int64_t>(info_.particles)},
+                            {"state_dim", info_.state_dim},
+                            {"steps", steps_done},
+                            {"trace_every", info_.every},
+                            {"p_invariant", info_.p_invariant ? 1 : 0}},
+                           fail_);
     write_text_attribute(file_, "model", info_.model, fail_);
     write_text_attribute(file_, "parameters", info_.parameters, fail_);
     write_text_attribute(file_, "configuration", info_.configuration, fail_);
@@ -159,7 +147,7 @@ void TraceWriter::finish(int steps_done) {
   }
   try {
     agree_all(comm_, error);
-    error.clear();
+    seal_file(comm_, tmp_, SealedKind::trace, fail_);
     if (rank_ == 0) {
       try {
         publish_atomically(tmp_, path_, overwrite_);
@@ -178,6 +166,8 @@ void TraceWriter::finish(int steps_done) {
 // ---- reading ----
 
 TraceReader::TraceReader(const std::string& path) : path_(path), what_("trace '" + path + "'") {
+  // The whole file is checked before HDF5 parses any of it (framework/io/sealed_file.hpp).
+  verify_sealed_file(MPI_COMM_SELF, path, SealedKind::trace, what_);
   SilenceHdf5Errors silence;
   file_ = open_hdf5_read_only(path, what_);
   try {

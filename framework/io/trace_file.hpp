@@ -4,7 +4,9 @@
 // goes; each rank writes its own contiguous block of global ids, so the file's datasets are bitwise
 // identical for any number of ranks.
 //
-// Layout (trace format version 1; h5py / h5dump readable; t is a step number in decimal, e.g. /cloud/10):
+// Layout (trace format version 2; h5py / h5dump readable; t is a step number in decimal, e.g. /cloud/10):
+//   bytes 0..511            the seal: a SHA-256 digest of the whole file in the HDF5 user block
+//                           (framework/io/sealed_file.hpp), checked before HDF5 reads the file
 //   /cloud/<t>/state        (d x N) float64  step t after weighting, before any resampling:
 //                                            component c of global id i at [c, i] (as in a checkpoint)
 //   /cloud/<t>/log_weight   (N)     float64  unnormalised log-weights (any constant offset)
@@ -20,8 +22,8 @@
 //     parameters, configuration (text)
 // Size: 8 (d + 1) N bytes per recorded cloud plus 8 N bytes per resampling.
 //
-// Atomic: the file is written as ".<name>.tmp.<pid of rank 0>" next to the target and moved into
-// place by finish(); a run that fails or is killed never leaves a file under the final name.
+// Atomic: the file is written as ".<name>.tmp.<pid of rank 0>" next to the target, sealed and moved
+// into place by finish(); a run that fails or is killed never leaves a file under the final name.
 #pragma once
 
 #include <hdf5.h>
@@ -35,7 +37,7 @@
 
 namespace rsmc {
 
-constexpr std::int64_t kTraceFormatVersion = 1;
+constexpr std::int64_t kTraceFormatVersion = 2;  // 2: sealed (version 1 files are refused)
 
 struct TraceInfo {
   std::uint64_t particles = 0;  // N
@@ -85,7 +87,8 @@ struct TraceHeader {
   std::vector<std::int32_t> cloud_steps, resampled_steps;
 };
 
-// Reads a trace file on one process. Errors name the file and what is wrong.
+// Reads a trace file on one process: the seal (the whole file's digest) is verified first. Errors
+// name the file and what is wrong.
 class TraceReader {
  public:
   explicit TraceReader(const std::string& path);

@@ -7,8 +7,9 @@
 #     code 75, a checkpoint, and the restart finishes bitwise identically.
 #  3. SIGKILL at 20 different moments while checkpoints are being written (one every step): the
 #     newest complete checkpoint always restarts and finishes bitwise identically.
-#  4. Truncated, bit-flipped, wrong-model, future-version and wrong-configuration checkpoints: a
-#     one-line error naming the problem, a non-zero exit, and nothing written.
+#  4. Truncated, bit-flipped (refused by the seal; resealed: by the particle checksum), wrong-model,
+#     future-version and wrong-configuration checkpoints: a one-line error naming the problem, a
+#     non-zero exit, and nothing written (tests/cli/damaged_files.sh: every kind of damage).
 #  5. A degenerate filter (all weights zero) stops with exit code 3 and checkpoints the last good step.
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}" "${CHECKPOINT_TAMPER:?set by CTest}"
@@ -73,11 +74,11 @@ for i in $(seq 1 20); do
   until [ "$(compgen -G "kill_ck/checkpoint-*.h5" | wc -l)" -ge "$want" ] || ! kill -0 "$pid" 2>/dev/null; do
     sleep 0.01
   done
-  until compgen -G "kill_ck/.checkpoint-*.h5.tmp" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done
+  until compgen -G "kill_ck/.checkpoint-*.h5.tmp.*" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done
   sleep "0.00$((i % 5))"
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  if compgen -G "kill_ck/.checkpoint-*.h5.tmp" >/dev/null; then during_write=$((during_write + 1)); fi
+  if compgen -G "kill_ck/.checkpoint-*.h5.tmp.*" >/dev/null; then during_write=$((during_write + 1)); fi
   [ ! -e kill.h5 ] || continue  # the run finished before the kill
   ls kill_ck/checkpoint-*.h5 >/dev/null 2>&1 || continue  # killed while writing the first checkpoint
   ranks=$((1 + i % 3))
@@ -106,7 +107,10 @@ expect_refusal() {  # expect_refusal PATTERN FILE [extra options]
 cp "$good" truncated.h5 && truncate -s $(($(stat -c %s "$good") / 2)) truncated.h5
 expect_refusal "truncated.h5" truncated.h5
 cp "$good" flipped.h5 && "$CHECKPOINT_TAMPER" flipped.h5 --flip-state-bit || fail "tamper: flip"
-expect_refusal "checksum" flipped.h5
+expect_refusal "is damaged (its bytes do not match the SHA-256 digest" flipped.h5
+# Behind the seal: a flipped bit in a file resealed afterwards is still caught by the particle checksum.
+cp flipped.h5 flipped_resealed.h5 && "$CHECKPOINT_TAMPER" flipped_resealed.h5 --reseal || fail "tamper: reseal"
+expect_refusal "the particle data do not match their checksum" flipped_resealed.h5
 cp "$good" other_model.h5 && "$CHECKPOINT_TAMPER" other_model.h5 --model lorenz96 || fail "tamper: model"
 expect_refusal "of model 'lorenz96'" other_model.h5
 cp "$good" future.h5 && "$CHECKPOINT_TAMPER" future.h5 --format-version 99 || fail "tamper: version"

@@ -1,10 +1,11 @@
 // Structure-aware fuzz entry for the checkpoint reader. Raw bytes rarely get past HDF5's own format
 // checks, so here the input first shapes a valid checkpoint (particle count, state dimension, step,
 // texts and every stored number), which write_checkpoint writes, and then damages it through the
-// HDF5 API: attribute values and types, dataset shapes, types and contents, missing objects. The
-// file stays well-formed HDF5, so what is tested is rsmc's own validation: the reader must refuse
-// every damaged checkpoint with rsmc::Error, or accept it consistently. (Byte-level damage is the
-// raw `checkpoint` target's job; it mostly tests HDF5 itself: tests/fuzz/hdf5-findings/README.md.)
+// HDF5 API: attribute values and types, dataset shapes, types and contents, missing objects, and
+// reseals it (a new digest: as if another program had written it so), so that the seal passes. The
+// file stays well-formed HDF5, so what is tested is rsmc's own validation behind the seal: the
+// reader must refuse every damaged checkpoint with rsmc::Error, or accept it consistently.
+// (Byte-level damage is the raw `checkpoint` target's job: the seal refuses it before HDF5.)
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -16,6 +17,7 @@
 #include "checkpoint_reading.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/hdf5_util.hpp"
+#include "framework/io/sealed_file.hpp"
 #include "fuzz_targets.hpp"
 #include "scratch_file.hpp"
 
@@ -157,20 +159,26 @@ void checkpoint_structured_input(const std::uint8_t* data, std::size_t size) {
   progress.log_total_weight = in.f64();
   progress.log_likelihood.clear();
   FilterResult& r = progress.result;
-  r.steps = steps;
   r.state_dim = dim;
   const auto T = static_cast<std::size_t>(steps), D = static_cast<std::size_t>(dim);
+  // The steps, decoded in the order the committed corpus and regressions were made with.
   for (std::size_t t = 0; t < T; ++t) {
-    r.ess.push_back(in.f64());
-    r.log_likelihood_increment.push_back(in.f64());
-    progress.log_likelihood.add(r.log_likelihood_increment.back());
-    r.resampled.push_back(in.byte());
-    for (const TrafficField& field : kTrafficFields) (r.traffic.*field.member).push_back(in.u64());
-    r.invalid_likelihoods.push_back(in.byte() < 16 ? in.u64() : 0);  // mostly none, as in real runs
+    StepSummary step;
+    step.ess = in.f64();
+    step.log_likelihood_increment = in.f64();
+    progress.log_likelihood.add(step.log_likelihood_increment);
+    const std::uint8_t resampled = in.byte();
+    ResampleStats& traffic = step.resample_stats;
+    for (std::uint64_t* field : {&traffic.particles_moved, &traffic.bytes_moved, &traffic.messages,
+                                 &traffic.max_partners, &traffic.minimum_moves})
+      *field = in.u64();
+    step.invalid_likelihoods = in.byte() < 16 ? in.u64() : 0;  // mostly none, as in real runs
     for (std::size_t c = 0; c < D; ++c) {
-      r.mean.push_back(in.f64());
-      r.variance.push_back(in.f64());
+      step.mean.push_back(in.f64());
+      step.variance.push_back(in.f64());
     }
+    r.append(step);
+    r.resampled.back() = resampled;  // any byte, not only 0 / 1
   }
   CheckpointBlock block;
   block.count = particles;
@@ -180,6 +188,7 @@ void checkpoint_structured_input(const std::uint8_t* data, std::size_t size) {
   const std::string path = scratch_path(".h5");
   write_checkpoint(MPI_COMM_SELF, path, info, progress, block);
   damage(path, in);
+  seal_file(MPI_COMM_SELF, path, SealedKind::checkpoint, "fuzz: cannot reseal the damaged checkpoint");
   read_whole_checkpoint(path);
 }
 

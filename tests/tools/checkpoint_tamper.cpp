@@ -1,17 +1,25 @@
 // Damages an rsmc checkpoint in controlled ways, for the restart tests (tests/cli/checkpoint_restart.sh).
 //
 //   checkpoint_tamper FILE --flip-state-bit     flips one bit of /particles/state in the file's raw
-//                                               bytes (HDF5 metadata untouched: only the checksum can
-//                                               tell)
-//   checkpoint_tamper FILE --model NAME         rewrites the text attribute `model`
-//   checkpoint_tamper FILE --format-version N   rewrites the attribute `format_version`
-// Exit code 0 on success, 1 on any failure (with a message on stderr).
+//                                               bytes (HDF5 metadata untouched: the seal's digest
+//                                               refuses it; after --reseal only the checksum can tell)
+//   checkpoint_tamper FILE --model NAME         rewrites the text attribute `model`, and reseals
+//   checkpoint_tamper FILE --format-version N   rewrites the attribute `format_version`, and reseals
+//   checkpoint_tamper FILE --reseal             recomputes the seal (framework/io/sealed_file.hpp) of
+//                                               a checkpoint changed by hand: what a file that another
+//                                               rsmc wrote consistently looks like
+// The attribute edits reseal so that the restart's own checks (model, version) are what refuses the
+// file, not the digest. Exit code 0 on success, 1 on any failure (with a message on stderr).
 #include <hdf5.h>
+#include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "base/core/error.hpp"
+#include "framework/io/sealed_file.hpp"
 
 namespace {
 
@@ -26,7 +34,7 @@ int flip_state_bit(const char* path) {
     const hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) return fail(std::string("cannot open ") + path);
     const hid_t dset = H5Dopen2(file, "particles/state", H5P_DEFAULT);
-    if (dset >= 0) offset = H5Dget_offset(dset);  // contiguous layout: the raw data's file offset
+    if (dset >= 0) offset = H5Dget_offset(dset);  // contiguous layout: the raw data's file offset (user block included)
     if (dset >= 0) H5Dclose(dset);
     H5Fclose(file);
   }
@@ -39,6 +47,15 @@ int flip_state_bit(const char* path) {
                   std::fseek(f, where, SEEK_SET) == 0 && (byte ^= 0x10, std::fwrite(&byte, 1, 1, f) == 1);
   std::fclose(f);
   return ok ? 0 : fail("cannot rewrite the byte");
+}
+
+int reseal(const char* path) {
+  try {
+    rsmc::seal_file(MPI_COMM_SELF, path, rsmc::SealedKind::checkpoint, std::string("cannot reseal ") + path);
+    return 0;
+  } catch (const rsmc::Error& e) {
+    return fail(e.what());
+  }
 }
 
 int set_attribute(const char* path, const char* name, const char* value, bool text) {
@@ -55,15 +72,23 @@ int set_attribute(const char* path, const char* name, const char* value, bool te
   H5Tclose(type);
   H5Sclose(scalar);
   H5Fclose(file);
-  return rc < 0 ? fail(std::string("cannot write attribute ") + name) : 0;
+  return rc < 0 ? fail(std::string("cannot write attribute ") + name) : reseal(path);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc == 3 && std::string(argv[2]) == "--flip-state-bit") return flip_state_bit(argv[1]);
+  if (argc == 3 && std::string(argv[2]) == "--reseal") return reseal(argv[1]);
   if (argc == 4 && std::string(argv[2]) == "--model") return set_attribute(argv[1], "model", argv[3], true);
   if (argc == 4 && std::string(argv[2]) == "--format-version")
     return set_attribute(argv[1], "format_version", argv[3], false);
-  return fail("usage: checkpoint_tamper FILE --flip-state-bit | --model NAME | --format-version N");
+  return fail("usage: checkpoint_tamper FILE --flip-state-bit | --reseal | --model NAME | --format-version N");
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);  // seal_file is collective (here over MPI_COMM_SELF)
+  const int rc = run(argc, argv);
+  MPI_Finalize();
+  return rc;
 }

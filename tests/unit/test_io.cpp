@@ -528,7 +528,7 @@ TEST_CASE("result file: validation and reading errors", "[io][result]") {
   const std::string path = dir.file("result.h5");
   FilterResult r = sample_result();
   r.mean.pop_back();
-  REQUIRE_THROWS_WITH(write_result_file(path, r, {}, false), Contains("'mean' holds 11 values; expected 12"));
+  REQUIRE_THROWS_WITH(write_result_file(path, r, {}, false), Contains("'filtered_mean' holds 11 values; expected 12"));
   ResultAttributes dup;
   dup.text = {{"ranks", "x"}};
   dup.integers = {{"ranks", 4}};
@@ -536,14 +536,13 @@ TEST_CASE("result file: validation and reading errors", "[io][result]") {
   dup.integers.clear();
   dup.reals = {{"ranks", 1.0}};
   REQUIRE_THROWS_WITH(write_result_file(path, sample_result(), dup, false), Contains("'ranks' is given twice"));
-  FilterResult partial = sample_result();  // some traffic vectors recorded, one not
-  partial.traffic.messages.clear();
-  REQUIRE_THROWS_WITH(write_result_file(path, partial, {}, false),
-                      Contains("'traffic.messages' holds 0 values; expected 4"));
+  FilterResult partial = sample_result();  // a required series empty: refused (an optional one is zeros)
+  partial.ess.clear();
+  REQUIRE_THROWS_WITH(write_result_file(path, partial, {}, false), Contains("'ess' holds 0 values; expected 4"));
   FilterResult long_traffic = sample_result();
   long_traffic.traffic.minimum_moves.push_back(0);
   REQUIRE_THROWS_WITH(write_result_file(path, long_traffic, {}, false),
-                      Contains("'traffic.minimum_moves' holds 5 values; expected 4"));
+                      Contains("'minimum_moves' holds 5 values; expected 4"));
   CHECK(dir.entries().empty());
 
   // A file that is not a result file.
@@ -588,12 +587,21 @@ TEST_CASE("result file: reading a damaged traffic group", "[io][result]") {
     replace("max_partners", 4, H5T_STD_U16BE);
     CHECK(read_result_file(path).traffic.max_partners == std::vector<std::uint64_t>(4, 1));
   }
-  SECTION("a dataset missing from the group") {
+  SECTION("an optional series missing: not recorded (a result file written before it existed)") {
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     REQUIRE(f >= 0);
     REQUIRE(H5Ldelete(f, "resampling_traffic/minimum_moves", H5P_DEFAULT) >= 0);
     H5Fclose(f);
-    REQUIRE_THROWS_WITH(read_result_file(path), Contains("no dataset '/resampling_traffic/minimum_moves'"));
+    const FilterResult back = read_result_file(path);
+    CHECK(back.traffic.minimum_moves.empty());
+    CHECK(back.traffic.messages == sample_result().traffic.messages);
+  }
+  SECTION("a required series missing") {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    REQUIRE(H5Ldelete(f, "filtered_variance", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    REQUIRE_THROWS_WITH(read_result_file(path), Contains("no dataset '/filtered_variance'"));
   }
 }
 
