@@ -96,8 +96,11 @@ RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
     const double t = (below_one > 0.0 ? below_one : 0.0) * 0x1p32;  // [0, 2^32); NaN gives 0
     const double hi = floor_small(t);
     const double lo = floor_small((t - hi) * 0x1p32);
-    const std::uint64_t v = (small_integer_bits(hi) << 32) | small_integer_bits(lo);
-    return w >= 1.0 ? ~std::uint64_t{0} : v;
+    // w >= 1 gives 2^64 - 1: both halves all ones, selected as doubles (a select of 64-bit integers on
+    // a floating-point condition has no SSE2 instruction, and the baseline build would not vectorise).
+    const bool top = w >= 1.0;
+    const double all_ones = 4294967295.0;  // 2^32 - 1
+    return (small_integer_bits(top ? all_ones : hi) << 32) | small_integer_bits(top ? all_ones : lo);
 }
 
 // floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf
