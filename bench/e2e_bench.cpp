@@ -2,16 +2,21 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "bench/bench_common.hpp"
 #include "bench/bench_models.hpp"
-#include "bench/hand_written_filter.hpp"
+#include "bench/reference_filter.hpp"
+#include "bench/scalar_filter.hpp"
 #include "bench/system_info.hpp"
 #include "bench/timed.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/io/observations_file.hpp"
 
 namespace rsmc::bench {
 namespace {
@@ -20,7 +25,7 @@ FilterOptions options_for(std::uint64_t n, std::uint64_t seed) {
   FilterOptions o;
   o.particles = n;
   o.seed = seed;
-  o.ess_threshold = 1.0;  // resample every step, as the hand-written filter does
+  o.ess_threshold = 1.0;  // resample every step, as the reference and scalar filters do
   o.scheme = Scheme::systematic;
   o.resampler = Resampler::roulette;
   o.local_sampler = LocalSampler::search;
@@ -33,13 +38,31 @@ struct Timing {
   std::array<double, kPhaseCount> phases{};
 };
 
-// The framework on `comm`, `repeats` times; the repeat with the median time (collective).
+// One implementation's repeats: repeat r uses seed + r, so the log-likelihoods are independent
+// estimates (their mean and spread feed the Welch t); the time and phases are the median repeat's.
+struct Runs {
+  std::vector<double> seconds, log_likelihoods;
+  Timing median;  // the repeat with the median time
+};
+
+Runs summarise(std::vector<Timing> runs) {
+  Runs out;
+  for (const Timing& t : runs) {
+    out.seconds.push_back(t.seconds);
+    out.log_likelihoods.push_back(t.log_likelihood);
+  }
+  std::sort(runs.begin(), runs.end(), [](const Timing& a, const Timing& b) { return a.seconds < b.seconds; });
+  out.median = runs[runs.size() / 2];
+  return out;
+}
+
+// The framework on `comm` (collective).
 template <class Model>
-Timing time_framework(MPI_Comm comm, const Model& model, const Observations& data, int steps, std::uint64_t n,
-                      std::uint64_t seed, int repeats) {
+Runs time_framework(MPI_Comm comm, const Model& model, const Observations& data, int steps, std::uint64_t n,
+                    std::uint64_t seed, int repeats) {
   std::vector<Timing> runs;
   for (int r = 0; r < repeats; ++r) {
-    BootstrapFilter<Model> filter(comm, model, options_for(n, seed));
+    BootstrapFilter<Model> filter(comm, model, options_for(n, seed + static_cast<std::uint64_t>(r)));
     Timing t;
     FilterResult result;
     t.seconds = timed(comm, [&] { result = filter.run(data, steps); });
@@ -47,8 +70,53 @@ Timing time_framework(MPI_Comm comm, const Model& model, const Observations& dat
     t.phases = result.phase_seconds;
     runs.push_back(t);
   }
-  std::sort(runs.begin(), runs.end(), [](const Timing& a, const Timing& b) { return a.seconds < b.seconds; });
-  return runs[runs.size() / 2];
+  return summarise(runs);
+}
+
+// A single-process filter (reference or scalar) on this rank.
+template <class Run>
+Runs time_single(int repeats, std::uint64_t seed, Run&& run) {
+  std::vector<Timing> runs;
+  for (int r = 0; r < repeats; ++r) {
+    Timing t;
+    const double start = MPI_Wtime();
+    t.log_likelihood = run(seed + static_cast<std::uint64_t>(r));
+    t.seconds = MPI_Wtime() - start;
+    runs.push_back(t);
+  }
+  return summarise(runs);
+}
+
+// Welch's t of the difference of the means of two samples (0 when both spreads are 0).
+double welch_t(const std::vector<double>& a, const std::vector<double>& b) {
+  auto mean = [](const std::vector<double>& x) {
+    double s = 0.0;
+    for (double v : x) s += v;
+    return s / static_cast<double>(x.size());
+  };
+  auto var_of_mean = [&](const std::vector<double>& x) {
+    if (x.size() < 2) return 0.0;
+    const double m = mean(x);
+    double s = 0.0;
+    for (double v : x) s += (v - m) * (v - m);
+    return s / static_cast<double>(x.size() - 1) / static_cast<double>(x.size());
+  };
+  const double v = var_of_mean(a) + var_of_mean(b);
+  return v > 0.0 ? (mean(a) - mean(b)) / std::sqrt(v) : 0.0;
+}
+
+std::string json_array(const std::vector<double>& x) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < x.size(); ++i) out += (i ? "," : "") + json_number(x[i]);
+  return out + "]";
+}
+
+// The JSON fields of one single-process implementation: time, rate, log-likelihoods.
+std::string single_fields(const std::string& name, const Runs& runs, double particle_steps) {
+  return ",\"" + name + "_seconds_median\":" + json_number(runs.median.seconds) + ",\"" + name +
+         "_ns_per_particle_step\":" + json_number(runs.median.seconds / particle_steps * 1e9) + ",\"" + name +
+         "_particle_steps_per_s\":" + json_number(particle_steps / runs.median.seconds) + ",\"" + name +
+         "_log_likelihoods\":" + json_array(runs.log_likelihoods);
 }
 
 std::string phase_fields(const std::string& prefix, const Timing& t) {
@@ -65,25 +133,48 @@ std::string phase_fields(const std::string& prefix, const Timing& t) {
 
 void E2EBench::add_to(CLI::App& app) {
   app.footer(
-      "Each (model, N): simulate --steps observations once, then --repeats times (median): the framework on all "
-      "ranks (ESS threshold 1, systematic, roulette, search sampler), the framework on rank 0 alone when there are "
-      "several ranks (its log-likelihood must be bitwise identical), and the hand-written single-process filter "
-      "(bench/hand_written_filter.hpp) on rank 0. One JSON line per (model, N) on stdout: particle-steps per "
-      "second, overhead_ratio_one_rank (framework on 1 rank / hand-written), speedup_vs_one_rank, phase_* "
-      "fractions of the run time and the load average; see docs/performance.md.");
+      "Each (model, N): simulate --steps observations once (or read --data), then --repeats times, repeat r with seed "
+      "--seed + r: rsmc on all ranks (ESS threshold 1, systematic, roulette, search sampler), rsmc on rank 0 alone when "
+      "there are several ranks (its log-likelihood must be bitwise identical), and on rank 0 the single-process "
+      "reference filter (bench/reference_filter.hpp: the fastest plain C++ we have, SIMD, plain double sums) and the "
+      "scalar filter (bench/scalar_filter.hpp). One JSON line per (model, N) on stdout: ns per particle-step of each "
+      "(median repeat), overhead_ratio_one_rank (rsmc on 1 rank / reference), scalar_ratio_one_rank (rsmc on 1 rank / "
+      "scalar), speedup_vs_one_rank, every repeat's log-likelihood and the Welch t of rsmc against the reference, "
+      "phase_* fractions, the Kokkos threads and the load average; see docs/performance.md.");
   app.add_option("--models", models, "Models: linear_gaussian, stochastic_volatility, lorenz96-40, lorenz96-400")
       ->type_name("NAME,...")
       ->capture_default_str();
   app.add_option("--particles,-n", particles, "Total particle counts N; a comma list, e.g. 1e4,1e6")
       ->type_name("N,...")
       ->capture_default_str();
-  app.add_option("--steps", steps, "Filter steps per run")->capture_default_str();
-  app.add_option("--repeats", repeats, "Timed repetitions; the median is reported")->capture_default_str();
+  app.add_option("--implementations", implementations, "Which to run: rsmc, reference, scalar (rsmc always runs)")
+      ->type_name("NAME,...")
+      ->capture_default_str();
+  app.add_option("--data", data, "Observations file (.csv, .h5) for the one model of --models, instead of simulating")
+      ->type_name("FILE");
+  app.add_option("--steps", steps, "Filter steps per run (with --data: at most the file's)")->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed repetitions, repeat r with seed --seed + r; the median is reported")
+      ->capture_default_str();
   app.add_option("--seed", seed, "Seed of the data and the filters")->capture_default_str();
   app.add_option("--max-work", max_work, "Skip configurations with N x d x steps above this (a time budget)")
       ->capture_default_str();
   app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
 }
+
+namespace {
+
+// The observations of a (model, configuration): --data when given, else simulated with `seed`.
+template <class Model>
+Observations observations_for(const Model& model, const std::string& data, long long steps, std::uint64_t seed) {
+  if (data.empty()) return simulate(model, static_cast<int>(steps), seed).observations;
+  Observations obs = read_observations(data);
+  if (obs.steps < steps)
+    throw Error("--data " + data + " has " + std::to_string(obs.steps) + " steps; --steps asks for " +
+                std::to_string(steps));
+  return obs;
+}
+
+}  // namespace
 
 int E2EBench::run(MPI_Comm comm) const {
   int rank = 0, ranks = 1;
@@ -100,9 +191,20 @@ int E2EBench::run(MPI_Comm comm) const {
                   std::to_string(ranks) + " ranks");
     sizes.push_back(n);
   }
+  bool run_reference = false, run_scalar = false;
+  for (const auto& name : list_entries("--implementations", implementations)) {
+    if (name == "reference")
+      run_reference = true;
+    else if (name == "scalar")
+      run_scalar = true;
+    else if (name != "rsmc")
+      throw Error("--implementations: unknown '" + name + "'; expected rsmc, reference or scalar");
+  }
   const auto names = list_entries("--models", models);
+  if (!data.empty() && names.size() != 1) throw Error("--data needs exactly one model in --models");
   for (const auto& name : names) with_bench_model(name, [](const auto&) {});  // unknown names fail up front
   const std::string date = today(), host = host_name();
+  const int threads = Kokkos::DefaultExecutionSpace().concurrency();
   MPI_Comm one_rank = MPI_COMM_NULL;
   MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &one_rank);
   constexpr bool host_model = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
@@ -111,12 +213,13 @@ int E2EBench::run(MPI_Comm comm) const {
   for (const auto& name : names) {
     with_bench_model(name, [&](const auto& model) {
       const int d = model.state_dim();
-      const Observations data = simulate(model, static_cast<int>(steps), s).observations;
+      const Observations obs = observations_for(model, data, steps, s);
       for (const std::uint64_t n : sizes) {
         std::string head = "{\"bench\":\"e2e\",\"model\":" + json_string(name) + ",\"state_dim\":" +
                            std::to_string(d) + ",\"particles\":" + std::to_string(n) + ",\"steps\":" +
-                           std::to_string(steps) + ",\"ranks\":" + std::to_string(ranks) + ",\"repeats\":" +
-                           std::to_string(reps) + ",\"seed\":" + std::to_string(s);
+                           std::to_string(steps) + ",\"ranks\":" + std::to_string(ranks) + ",\"threads\":" +
+                           std::to_string(threads) + ",\"repeats\":" + std::to_string(reps) + ",\"seed\":" +
+                           std::to_string(s) + (data.empty() ? "" : ",\"data\":" + json_string(data));
         const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
         const double work = static_cast<double>(n) * d * static_cast<double>(steps);
         std::uint64_t available = available_memory_bytes();
@@ -135,52 +238,59 @@ int E2EBench::run(MPI_Comm comm) const {
         }
         if (verbose && rank == 0) std::fprintf(stderr, "e2e %s N=%llu\n", name.c_str(), (unsigned long long)n);
         const std::string load_before = load_average();
-        const Timing all = time_framework(comm, model, data, static_cast<int>(steps), n, s, reps);
-        Timing one = all;
+        const int t_steps = static_cast<int>(steps);
+        const Runs all = time_framework(comm, model, obs, t_steps, n, s, reps);
+        Runs one = all;
         if (ranks > 1) {
-          if (one_rank != MPI_COMM_NULL)
-            one = time_framework(one_rank, model, data, static_cast<int>(steps), n, s, reps);
+          if (one_rank != MPI_COMM_NULL) one = time_framework(one_rank, model, obs, t_steps, n, s, reps);
           MPI_Barrier(comm);
         }
-        double hand_seconds = 0.0, hand_ll = 0.0;
+        Runs reference, scalar;
         if (rank == 0 && host_model) {
-          std::vector<double> times;
-          for (int r = 0; r < reps; ++r) {
-            const double start = MPI_Wtime();
-            hand_ll = hand_written_filter(model, data, static_cast<int>(steps), n, s).log_likelihood;
-            times.push_back(MPI_Wtime() - start);
-          }
-          hand_seconds = median(times);
+          if (run_reference)
+            reference = time_single(reps, s, [&](std::uint64_t seed_r) {
+              return reference_filter(model, obs, t_steps, n, seed_r).log_likelihood;
+            });
+          if (run_scalar)
+            scalar = time_single(reps, s, [&](std::uint64_t seed_r) {
+              return scalar_filter(model, obs, t_steps, n, seed_r).log_likelihood;
+            });
         }
         MPI_Barrier(comm);
-        if (rank == 0) {
-          if (ranks > 1 && std::memcmp(&one.log_likelihood, &all.log_likelihood, sizeof(double)) != 0)
-            throw Error("bench e2e: the log-likelihood on 1 rank and on " + std::to_string(ranks) +
-                        " ranks differ (" + json_number(one.log_likelihood) + " vs " +
-                        json_number(all.log_likelihood) + "): the reproducibility contract is broken");
-          const double particle_steps = static_cast<double>(n) * static_cast<double>(steps);
-          std::string line = head;
-          line += ",\"seconds_median\":" + json_number(all.seconds);
-          line += ",\"particle_steps_per_s\":" + json_number(particle_steps / all.seconds);
-          line += ",\"one_rank_seconds_median\":" + json_number(one.seconds);
-          line += ",\"speedup_vs_one_rank\":" + json_number(one.seconds / all.seconds);
-          line += ",\"log_likelihood\":" + json_number(all.log_likelihood);
-          if (host_model) {
-            line += ",\"hand_seconds_median\":" + json_number(hand_seconds);
-            line += ",\"hand_particle_steps_per_s\":" + json_number(particle_steps / hand_seconds);
-            line += ",\"hand_log_likelihood\":" + json_number(hand_ll);
-            line += ",\"overhead_ratio_one_rank\":" + json_number(one.seconds / hand_seconds);
-          } else {
-            line += ",\"hand_seconds_median\":null,\"overhead_ratio_one_rank\":null,\"hand_skipped_reason\":"
-                    "\"the model's parameters live in device memory; the hand-written filter is host only\"";
-          }
-          line += phase_fields("phase_", all);
-          if (ranks > 1) line += phase_fields("one_rank_phase_", one);
-          line += ",\"loadavg_before\":" + json_string(load_before) + ",\"loadavg_after\":" +
-                  json_string(load_average()) + tail;
-          std::fputs(line.c_str(), stdout);
-          std::fflush(stdout);
+        if (rank != 0) continue;
+        if (ranks > 1 && std::memcmp(one.log_likelihoods.data(), all.log_likelihoods.data(),
+                                     sizeof(double) * all.log_likelihoods.size()) != 0)
+          throw Error("bench e2e: the log-likelihoods on 1 rank and on " + std::to_string(ranks) +
+                      " ranks differ: the reproducibility contract is broken");
+        const double particle_steps = static_cast<double>(n) * static_cast<double>(steps);
+        std::string line = head;
+        line += ",\"seconds_median\":" + json_number(all.median.seconds);
+        line += ",\"particle_steps_per_s\":" + json_number(particle_steps / all.median.seconds);
+        line += ",\"ns_per_particle_step\":" + json_number(all.median.seconds / particle_steps * 1e9);
+        line += ",\"one_rank_seconds_median\":" + json_number(one.median.seconds);
+        line += ",\"one_rank_ns_per_particle_step\":" + json_number(one.median.seconds / particle_steps * 1e9);
+        line += ",\"speedup_vs_one_rank\":" + json_number(one.median.seconds / all.median.seconds);
+        line += ",\"log_likelihood\":" + json_number(all.log_likelihoods.front());
+        line += ",\"log_likelihoods\":" + json_array(all.log_likelihoods);
+        if (!host_model) {
+          line += ",\"reference_skipped_reason\":\"the model's parameters live in device memory; the reference and "
+                  "scalar filters are host only\"";
         }
+        if (host_model && run_reference) {
+          line += single_fields("reference", reference, particle_steps);
+          line += ",\"overhead_ratio_one_rank\":" + json_number(one.median.seconds / reference.median.seconds);
+          line += ",\"welch_t_rsmc_reference\":" + json_number(welch_t(all.log_likelihoods, reference.log_likelihoods));
+        }
+        if (host_model && run_scalar) {
+          line += single_fields("scalar", scalar, particle_steps);
+          line += ",\"scalar_ratio_one_rank\":" + json_number(one.median.seconds / scalar.median.seconds);
+        }
+        line += phase_fields("phase_", all.median);
+        if (ranks > 1) line += phase_fields("one_rank_phase_", one.median);
+        line += ",\"loadavg_before\":" + json_string(load_before) + ",\"loadavg_after\":" +
+                json_string(load_average()) + tail;
+        std::fputs(line.c_str(), stdout);
+        std::fflush(stdout);
       }
     });
   }

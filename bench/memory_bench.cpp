@@ -5,7 +5,8 @@
 
 #include "bench/bench_common.hpp"
 #include "bench/bench_models.hpp"
-#include "bench/hand_written_filter.hpp"
+#include "bench/reference_filter.hpp"
+#include "bench/scalar_filter.hpp"
 #include "bench/system_info.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
@@ -22,7 +23,8 @@ void MemoryBench::add_to(CLI::App& app) {
   app.add_option("--model", model, "linear_gaussian, stochastic_volatility, lorenz96-40 or lorenz96-400")
       ->capture_default_str();
   app.add_option("--particles,-n", particles, "Total particle count N, e.g. 1e7")->capture_default_str();
-  app.add_option("--implementation", implementation, "framework, or hand (the hand-written filter, 1 rank)")
+  app.add_option("--implementation", implementation,
+                 "framework, reference (bench/reference_filter.hpp, 1 rank) or scalar (bench/scalar_filter.hpp, 1 rank)")
       ->capture_default_str();
   app.add_option("--steps", steps, "Filter steps")->capture_default_str();
   app.add_option("--seed", seed, "Seed of the data and the filter")->capture_default_str();
@@ -36,9 +38,10 @@ int MemoryBench::run(MPI_Comm comm) const {
   if (!parse_count(particles, n) || n < static_cast<std::uint64_t>(ranks))
     throw Error("--particles: '" + particles + "' is not a valid particle count; expected an integer >= the ranks");
   if (steps < 1 || steps > 100000) throw Error("--steps: expected 1 to 100000, got " + std::to_string(steps));
-  if (implementation != "framework" && implementation != "hand")
-    throw Error("--implementation: unknown '" + implementation + "'; expected framework or hand");
-  if (implementation == "hand" && ranks != 1) throw Error("--implementation hand runs on 1 rank only");
+  if (implementation != "framework" && implementation != "reference" && implementation != "scalar")
+    throw Error("--implementation: unknown '" + implementation + "'; expected framework, reference or scalar");
+  if (implementation != "framework" && ranks != 1)
+    throw Error("--implementation " + implementation + " runs on 1 rank only");
   const std::uint64_t s = checked_seed(seed);
   with_bench_model(model, [&](const auto& m) {
     using Model = std::decay_t<decltype(m)>;
@@ -59,8 +62,10 @@ int MemoryBench::run(MPI_Comm comm) const {
     }
     const std::uint64_t before = peak_resident_bytes();
     const std::uint64_t local = BlockDistribution(n, ranks).count(rank);
-    if (implementation == "hand") {
-      hand_written_filter(m, data, static_cast<int>(steps), n, s);
+    if (implementation == "scalar") {
+      scalar_filter(m, data, static_cast<int>(steps), n, s);
+    } else if (implementation == "reference") {
+      reference_filter(m, data, static_cast<int>(steps), n, s);
     } else {
       FilterOptions o;
       o.particles = n;

@@ -5,7 +5,7 @@
 // the model and the simulated data are set up (its baseline footprint), runs the filter for --steps
 // (resampling every step), and reads VmHWM again; the difference over the rank's particles is the
 // peak bytes per particle, reported against the state bytes (8 d) and the target 3 x 8 d + 64.
-// --implementation hand measures the hand-written filter (bench/hand_written_filter.hpp) instead.
+// --implementation reference or scalar measures bench/reference_filter.hpp or bench/scalar_filter.hpp instead.
 #pragma once
 
 #include <mpi.h>

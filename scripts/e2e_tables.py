@@ -1,18 +1,25 @@
 """The end-to-end part of docs/performance.md, from the JSON lines of scripts/bench-e2e.sh: `rsmc bench
-e2e`, `rsmc bench memory`, `rsmc bench resample` (the N = 10^7 target runs) and bench/peer/particles_sv.py.
-Used by scripts/tables_from_json.py (render_e2e); PNG plots with matplotlib when it can be imported.
+e2e` (rsmc, the reference and the scalar filter; 1 and 2 ranks; 1 and 2 Kokkos threads), `rsmc bench
+memory`, `rsmc bench resample` (the N = 10^7 target runs) and bench/peer/particles_sv.py (rsmc, reference,
+scalar and the Python library `particles` on the same data). Used by scripts/tables_from_json.py
+(render_e2e); PNG plots with matplotlib when it can be imported.
 
-Tables: throughput and overhead (1 rank) and speed-up (2 ranks, over 1 rank in the same run); the phase
-profile as fractions of the run time; peak memory per particle; resampling against a memcpy; the peer;
-then the four targets of the issue, each with the measured value, whether it is met, and the load
-average during the measurement. Every number is one a benchmark printed, only rounded for display.
+Tables: the targets (issue 16's speed targets, the 2-rank speed-up, the thread sweep, resampling and
+memory), each with the measured value, whether it is met, by how much it is missed, and the load
+average; ns per particle-step of rsmc, reference and scalar with their ratios and the Welch t of the
+log-likelihoods; the thread sweep (1 and 2 threads, whole run and per phase); the phase profile; peak
+memory per particle; resampling against a memcpy; the peer. Every number is one a benchmark printed,
+only rounded for display.
 """
 import os
 
 PHASES = ["propagate", "weight", "reduce", "select", "rebalance", "io", "other"]
 MODEL_ORDER = ["linear_gaussian", "stochastic_volatility", "lorenz96-40", "lorenz96-400"]
-# The targets of the issue (CPU, this machine).
-OVERHEAD_TARGET, SPEEDUP_TARGET, RESAMPLE_TARGET = 1.25, 1.7, 3.0
+# The targets (CPU, this machine): issue 16 (ns per particle-step, ratios to the reference and to
+# `particles`), the 2-rank speed-up, issue 14's thread sweep, resampling against a memcpy.
+SV_NS_TARGET, LG_NS_TARGET, REFERENCE_RATIO_TARGET, PEER_SPEEDUP_TARGET = 10.0, 15.0, 1.5, 4.0
+SPEEDUP_TARGET, RESAMPLE_TARGET = 1.7, 3.0
+THREAD_SPEEDUP_TARGET, PHASE_SPEEDUP_TARGET = 1.8, 1.6
 TARGET_N, RESAMPLE_N = 10 ** 6, 10 ** 7
 
 
@@ -76,6 +83,15 @@ def _pair(records, model, n, key, values, skipped):
     return out
 
 
+def _one_thread(records):
+    """The records of one-thread runs (records without "threads" predate the field: one thread)."""
+    return [r for r in records if r.get("threads", 1) == 1]
+
+
+def _ns(r, key="ns_per_particle_step"):
+    return None if r is None or r.get("skipped") else r.get(key)
+
+
 def _with_skipped(text, skipped):
     return text + ("\n\nSkipped:\n\n" + "\n".join(sorted(set(skipped))) if skipped else "")
 
@@ -88,34 +104,62 @@ def throughput_table(e2e):
             continue
         ref = one or two
         rows.append([model, str(ref["state_dim"]), _count(n), str(ref["steps"]),
-                     _rate(one and one["particle_steps_per_s"]), _rate(ref.get("hand_particle_steps_per_s")),
-                     _g(one and one["overhead_ratio_one_rank"]), _rate(two and two["particle_steps_per_s"]),
-                     _g(two and two["speedup_vs_one_rank"]), _load(one), _load(two)])
-    header = ["model", "d", "N", "steps", "1 rank: particle-steps/s", "hand-written", "1 rank ÷ hand-written",
-              "2 ranks: particle-steps/s", "speed-up over 1 rank", "load (1-rank run)", "load (2-rank run)"]
+                     _g(one and one.get("one_rank_ns_per_particle_step")), _g(ref.get("reference_ns_per_particle_step")),
+                     _g(ref.get("scalar_ns_per_particle_step")), _g(one and one.get("overhead_ratio_one_rank")),
+                     _g(one and one.get("scalar_ratio_one_rank")), _g(one and one.get("welch_t_rsmc_reference"), 2),
+                     _g(two and two.get("ns_per_particle_step")), _g(two and two["speedup_vs_one_rank"]),
+                     _load(one), _load(two)])
+    header = ["model", "d", "N", "steps", "rsmc ns/particle-step (1 rank)", "reference", "scalar",
+              "rsmc ÷ reference", "rsmc ÷ scalar", "Welch t rsmc vs reference", "rsmc, 2 ranks",
+              "speed-up over 1 rank", "load (1-rank run)", "load (2-rank run)"]
     return _with_skipped(_table(header, rows), skipped)
+
+
+def thread_table(e2e):
+    """1 against 2 Kokkos threads (OpenMP build, 1 rank): the whole run and each phase, time(1) ÷ time(2)."""
+    rows = []
+    for model, n in _sizes(e2e):
+        one = _last(e2e, model=model, particles=n, ranks=1, threads=1)
+        two = _last(e2e, model=model, particles=n, ranks=1, threads=2)
+        if one is None or two is None or one.get("skipped") or two.get("skipped"):
+            continue
+        ratio = one["seconds_median"] / two["seconds_median"]
+        phases = []
+        for p in PHASES[:-1]:
+            t1, t2 = one["phase_" + p] * one["seconds_median"], two["phase_" + p] * two["seconds_median"]
+            phases.append(_g(t1 / t2) if t2 > 0 and t1 > 0.01 * one["seconds_median"] else "—")
+        rows.append([model, _count(n), _g(one["ns_per_particle_step"]), _g(two["ns_per_particle_step"]), _g(ratio)] +
+                    phases + [_load(one), _load(two)])
+    if not rows:
+        return ("No thread sweep in the input (scripts/bench-e2e.sh runs it with RSMC_OPENMP=path/to/rsmc built "
+                "against Kokkos 4 OpenMP).")
+    return ("Phases under 1% of the 1-thread run show —.\n\n" +
+            _table(["model", "N", "1 thread ns/particle-step", "2 threads", "1 ÷ 2 threads"] +
+                   [f"{p} 1 ÷ 2" for p in PHASES[:-1]] + ["load (1 thread)", "load (2 threads)"], rows))
 
 
 def phase_table(e2e):
     rows = []
-    for r in sorted((r for r in e2e if not r.get("skipped")), key=lambda r: (_model_key(r), r["ranks"])):
-        rows.append([r["model"], _count(r["particles"]), str(r["ranks"])] +
+    for r in sorted((r for r in e2e if not r.get("skipped")),
+                    key=lambda r: (_model_key(r), r["ranks"], r.get("threads", 1))):
+        rows.append([r["model"], _count(r["particles"]), str(r["ranks"]), str(r.get("threads", 1))] +
                     [f"{100 * r['phase_' + p]:.1f}%" for p in PHASES] + [_g(r["seconds_median"])])
-    return _table(["model", "N", "ranks"] + PHASES + ["run s"], rows)
+    return _table(["model", "N", "ranks", "threads"] + PHASES + ["run s"], rows)
 
 
 def memory_table(memory):
     rows, skipped = [], []
     for model, n in _sizes(memory):
-        fw, hand = _pair(memory, model, n, "implementation", ("framework", "hand"), skipped)
-        if fw is None and hand is None:
+        fw, ref, scalar = _pair(memory, model, n, "implementation", ("framework", "reference", "scalar"), skipped)
+        if fw is None and ref is None and scalar is None:
             continue
-        ref = fw or hand
+        base = fw or ref or scalar
         rows.append([model, _count(n), _g(fw and fw["peak_bytes_per_particle"]),
-                     _g(hand and hand["peak_bytes_per_particle"]), _g(ref["state_bytes_per_particle"]),
-                     _g(ref["target_bytes_per_particle"]), _g(fw and fw["peak_to_target_ratio"]), _load(fw)])
-    header = ["model", "N", "framework B/particle", "hand-written B/particle", "state B/particle",
-              "target 3·state + 64", "framework ÷ target", "load"]
+                     _g(ref and ref["peak_bytes_per_particle"]), _g(scalar and scalar["peak_bytes_per_particle"]),
+                     _g(base["state_bytes_per_particle"]), _g(base["target_bytes_per_particle"]),
+                     _g(fw and fw["peak_to_target_ratio"]), _load(fw)])
+    header = ["model", "N", "rsmc B/particle", "reference B/particle", "scalar B/particle", "state B/particle",
+              "target 3·state + 64", "rsmc ÷ target", "load"]
     return _with_skipped(_table(header, rows), skipped)
 
 
@@ -129,25 +173,33 @@ def resample_table(resample):
                    "÷ memcpy", "load"], rows)
 
 
+def _mean_sd(r, name):
+    m, sd = r.get(name + "_loglik_mean"), r.get(name + "_loglik_sd")
+    return "—" if m is None else f"{m:.3f} ± {sd:.3f}"
+
+
 def peer_table(peer):
     lines = [r for r in peer if r.get("skipped")]
     if lines:
         return "The peer comparison was skipped: " + lines[-1]["reason"]
     rows = []
-    for r in peer:
-        rows.append([_count(r["particles"]), str(r["steps"]), str(r["repeats"]),
-                     f"{r['rsmc_loglik_mean']:.3f} ± {r['rsmc_loglik_sd']:.3f}",
-                     f"{r['peer_loglik_mean']:.3f} ± {r['peer_loglik_sd']:.3f}", f"{r['welch_t']:.2f}",
-                     "yes" if r["agree"] else "NO", _rate(r["rsmc_particle_steps_per_s"]),
-                     _rate(r["peer_particle_steps_per_s"]), _g(r["throughput_ratio"]), " ".join(r["loadavg"])])
+    for r in sorted(peer, key=lambda r: r["particles"]):
+        rows.append([_count(r["particles"]), str(r["steps"]), str(r["repeats"]), _mean_sd(r, "rsmc"),
+                     _mean_sd(r, "reference"), _mean_sd(r, "peer"), _g(r.get("welch_t_rsmc_peer"), 2),
+                     _g(r.get("welch_t_reference_peer"), 2), _g(r.get("welch_t_rsmc_reference"), 2),
+                     "yes" if r.get("agree") else "NO", _g(r.get("rsmc_ns_per_particle_step")),
+                     _g(r.get("reference_ns_per_particle_step")), _g(r.get("scalar_ns_per_particle_step")),
+                     _g(r.get("peer_ns_per_particle_step")), _g(r.get("speedup_over_peer")), " ".join(r["loadavg"])])
     version = peer[-1].get("peer_version", "?")
-    return (f"`particles` {version}; log-likelihood mean ± sd over the repeats; Welch t of the difference of the "
-            "means (|t| < 3: agree).\n\n" +
-            _table(["N", "T", "repeats", "rsmc log-lik", "particles log-lik", "Welch t", "agree",
-                    "rsmc particle-steps/s", "particles particle-steps/s", "rsmc ÷ particles (speed)", "load"], rows))
+    return (f"`particles` {version}; the same {peer[-1]['steps']} observations for all; log-likelihood mean ± sd "
+            "over the repeats (different seeds); Welch t of the differences of the means (|t| < 3 for all three "
+            "pairs: agree); rsmc, reference and scalar timed inside `rsmc bench e2e`, `particles` around pf.run().\n\n" +
+            _table(["N", "T", "repeats", "rsmc log-lik", "reference log-lik", "particles log-lik", "t rsmc−particles",
+                    "t reference−particles", "t rsmc−reference", "agree", "rsmc ns/particle-step", "reference",
+                    "scalar", "particles", "particles ÷ rsmc (time)", "load"], rows))
 
 
-def targets(e2e, memory, resample):
+def targets(e2e, memory, resample, peer, sweep):
     out = []
 
     def line(name, value, target, met, record):
@@ -157,23 +209,47 @@ def targets(e2e, memory, resample):
                                                   else f"{bound / value:.3g}× short")
         out.append([name, _g(value), target, verdict, gap, _load(record)])
 
-    lg1 = _last(e2e, model="linear_gaussian", particles=TARGET_N, ranks=1)
-    lg2 = _last(e2e, model="linear_gaussian", particles=TARGET_N, ranks=2)
-    v = None if lg1 is None or lg1.get("skipped") else lg1["overhead_ratio_one_rank"]
-    line("framework time ÷ hand-written, 1 rank, linear Gaussian, N = 10^6", v, f"≤ {OVERHEAD_TARGET}",
-         v is not None and v <= OVERHEAD_TARGET, lg1)
-    v = None if lg2 is None or lg2.get("skipped") else lg2["speedup_vs_one_rank"]
-    line("speed-up of 2 ranks over 1, linear Gaussian, N = 10^6", v, f"≥ {SPEEDUP_TARGET}",
-         v is not None and v >= SPEEDUP_TARGET, lg2)
+    def at_most(name, value, bound, record):
+        line(name, value, f"≤ {bound}", value is not None and value <= bound, record)
+
+    def at_least(name, value, bound, record):
+        line(name, value, f"≥ {bound}", value is not None and value >= bound, record)
+
+    one_thread = _one_thread(e2e)  # the sweep's lines (build "openmp") are not in e2e
+    sv = _last(one_thread, model="stochastic_volatility", particles=TARGET_N, ranks=1)
+    lg = _last(one_thread, model="linear_gaussian", particles=TARGET_N, ranks=1)
+    l96 = _last(one_thread, model="lorenz96-40", particles=TARGET_N, ranks=1)
+    at_most("SV, N = 10^6, 1 rank, 1 thread: rsmc ns per particle-step", _ns(sv, "one_rank_ns_per_particle_step"),
+            SV_NS_TARGET, sv)
+    at_most("SV, N = 10^6: rsmc ÷ reference", _ns(sv, "overhead_ratio_one_rank"), REFERENCE_RATIO_TARGET, sv)
+    pr = _last([r for r in peer if not r.get("skipped")], particles=TARGET_N)
+    at_least("SV, N = 10^6: rsmc speed ÷ `particles`", pr and pr.get("speedup_over_peer"), PEER_SPEEDUP_TARGET, pr)
+    at_most("linear Gaussian d = 2, N = 10^6: rsmc ns per particle-step", _ns(lg, "one_rank_ns_per_particle_step"),
+            LG_NS_TARGET, lg)
+    at_most("Lorenz-96 d = 40, N = 10^6: rsmc ÷ reference", _ns(l96, "overhead_ratio_one_rank"),
+            REFERENCE_RATIO_TARGET, l96)
+    lg2 = _last(one_thread, model="linear_gaussian", particles=TARGET_N, ranks=2)
+    at_least("speed-up of 2 ranks over 1, linear Gaussian, N = 10^6", _ns(lg2, "speedup_vs_one_rank"), SPEEDUP_TARGET, lg2)
+    for model in ("stochastic_volatility", "linear_gaussian"):
+        t1 = _last(sweep, model=model, particles=TARGET_N, ranks=1, threads=1)
+        t2 = _last(sweep, model=model, particles=TARGET_N, ranks=1, threads=2)
+        ok = t1 is not None and t2 is not None and not t1.get("skipped") and not t2.get("skipped")
+        ratio = t1["seconds_median"] / t2["seconds_median"] if ok else None
+        at_least(f"{model}, N = 10^6: 1 thread ÷ 2 threads (Kokkos OpenMP)", ratio, THREAD_SPEEDUP_TARGET, t2)
+        worst = None
+        if ok:
+            for p in PHASES[:-1]:
+                a, b = t1["phase_" + p] * t1["seconds_median"], t2["phase_" + p] * t2["seconds_median"]
+                if b > 0 and a > 0.01 * t1["seconds_median"]:
+                    worst = a / b if worst is None else min(worst, a / b)
+        at_least(f"{model}, N = 10^6: slowest phase, 1 thread ÷ 2 threads", worst, PHASE_SPEEDUP_TARGET, t2)
     rs = _last(resample, particles=RESAMPLE_N, ranks=1, implementation="roulette", scheme="systematic")
-    v = None if rs is None or rs.get("skipped") else rs["resample_to_copy_ratio"]
-    line("resampling ÷ memcpy, systematic, search, N = 10^7, 1 rank", v, f"≤ {RESAMPLE_TARGET}",
-         v is not None and v <= RESAMPLE_TARGET, rs)
+    at_most("resampling ÷ memcpy, systematic, search, N = 10^7, 1 rank",
+            None if rs is None or rs.get("skipped") else rs["resample_to_copy_ratio"], RESAMPLE_TARGET, rs)
     for r in sorted((r for r in memory if r["particles"] == RESAMPLE_N and r["implementation"] == "framework"),
                     key=_model_key):
         v = None if r.get("skipped") else r["peak_to_target_ratio"]
-        line(f"peak memory ÷ (3 × state + 64 B) per particle, {r['model']}, N = 10^7", v, "≤ 1",
-             v is not None and v <= 1.0, r)
+        at_most(f"peak memory ÷ (3 × state + 64 B) per particle, {r['model']}, N = 10^7", v, 1, r)
     return _table(["target", "measured", "required", "verdict", "missed by", "load"], out)
 
 
@@ -181,14 +257,15 @@ def reading(e2e, resample):
     """Generated sentences: how far each timing target is, and what the phase profile ranks first."""
     out = []
     for model in MODEL_ORDER:
-        done = [r for r in e2e if r["model"] == model and r["ranks"] == 1 and not r.get("skipped")]
+        done = [r for r in _one_thread(e2e) if r["model"] == model and r["ranks"] == 1 and not r.get("skipped")]
         if not done:
             continue
         r = max(done, key=lambda r: r["particles"])
         ranked = sorted(PHASES, key=lambda p: -r["phase_" + p])
         shares = ", ".join(f"{p} {100 * r['phase_' + p]:.0f}%" for p in ranked[:4])
-        out.append(f"- {model}, N = {_count(r['particles'])}, 1 rank: {shares} of the run time; framework "
-                   f"{_g(r['overhead_ratio_one_rank'])}× the hand-written filter's time.")
+        out.append(f"- {model}, N = {_count(r['particles'])}, 1 rank: {shares} of the run time; rsmc "
+                   f"{_g(r.get('ns_per_particle_step'))} ns per particle-step, {_g(r.get('overhead_ratio_one_rank'))}× "
+                   f"the reference filter's time and {_g(r.get('scalar_ratio_one_rank'))}× the scalar filter's.")
     for ranks in (1, 2):
         rs = _last(resample, particles=RESAMPLE_N, ranks=ranks, implementation="roulette", scheme="systematic")
         if rs is None or rs.get("skipped"):
@@ -213,7 +290,7 @@ def before_after_table(before, e2e, resample):
                      f"reduce {100 * b['phase_reduce']:.0f}% → {100 * a['phase_reduce']:.0f}%, select "
                      f"{100 * b['phase_select']:.0f}% → {100 * a['phase_select']:.0f}%, rebalance "
                      f"{100 * b['phase_rebalance']:.0f}% → {100 * a['phase_rebalance']:.0f}%; "
-                     f"÷ hand-written {_g(b['overhead_ratio_one_rank'])} → {_g(a['overhead_ratio_one_rank'])}",
+                     f"÷ anchor {_g(b.get('overhead_ratio_one_rank'))} → {_g(a.get('overhead_ratio_one_rank'))}",
                      f"{_load(b)} → {_load(a)}"])
     for b in (r for r in before if r["bench"] == "resample" and not r.get("skipped")):
         a = _last(resample, particles=b["particles"], ranks=b["ranks"], implementation=b["implementation"],
@@ -228,7 +305,8 @@ def before_after_table(before, e2e, resample):
     if not rows:
         return "No lines of an older build in the input (run scripts/bench-e2e.sh with BEFORE=old/rsmc)."
     return ("The two builds ran at different times of the same session, so under different load; the "
-            "ratios measured within one run (÷ hand-written, ÷ memcpy) compare better than the times.\n\n" +
+            "ratios measured within one run (÷ memcpy) compare better than the times. (Builds before issue 16 "
+            "divided by the hand-written filter, now `scalar`; after it by the reference filter.)\n\n" +
             _table(["measurement", "before", "after", "speed-up", "detail", "load before → after"], rows))
 
 
@@ -239,13 +317,14 @@ def plots(e2e, out_dir):
         import matplotlib.pyplot as plt
     except ImportError:
         return []
-    done = [r for r in e2e if not r.get("skipped")]
+    done = [r for r in _one_thread(e2e) if not r.get("skipped")]
     models = [m for m in MODEL_ORDER if any(r["model"] == m for r in done)]
     written = []
     fig, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 3.4), squeeze=False)
     for ax, m in zip(axes[0], models):
         for ranks, label, key in ((1, "rsmc, 1 rank", "particle_steps_per_s"), (2, "rsmc, 2 ranks", "particle_steps_per_s"),
-                                  (1, "hand-written", "hand_particle_steps_per_s")):
+                                  (1, "reference", "reference_particle_steps_per_s"),
+                                  (1, "scalar", "scalar_particle_steps_per_s")):
             pts = sorted((r["particles"], r[key]) for r in done if r["model"] == m and r["ranks"] == ranks and r.get(key))
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
@@ -284,7 +363,8 @@ def plots(e2e, out_dir):
 
 def render_e2e(records, plot_dir=None):
     before = [r for r in records if r.get("build") == "before"]
-    records = [r for r in records if r.get("build") != "before"]
+    sweep = [r for r in records if r.get("build") == "openmp" and r["bench"] == "e2e"]
+    records = [r for r in records if r.get("build") not in ("before", "openmp")]
     e2e = [r for r in records if r["bench"] == "e2e"]
     memory = [r for r in records if r["bench"] == "memory"]
     resample = [r for r in records if r["bench"] == "resample"]
@@ -294,9 +374,11 @@ def render_e2e(records, plot_dir=None):
     parts = [f"Generated by `scripts/tables_from_json.py` from {len(records)} records of `scripts/bench-e2e.sh` "
              f"(host {', '.join(hosts)}, {', '.join(dates)}). Load is /proc/loadavg (1, 5, 15 min) when the "
              "measurement started; this machine has 2 cores.",
-             "#### Targets\n\n" + targets(e2e, memory, resample),
+             "#### Targets\n\n" + targets(e2e, memory, resample, peer, sweep),
              "#### Reading (generated from the same records)\n\n" + reading(e2e, resample),
-             "#### Throughput, overhead and speed-up\n\n" + throughput_table(e2e),
+             "#### rsmc, reference and scalar: ns per particle-step, ratios, Welch t\n\n" +
+             throughput_table(_one_thread(e2e)),
+             "#### Thread sweep (Kokkos OpenMP build, 1 rank)\n\n" + thread_table(sweep),
              "#### Phase profile (fractions of the run time; `other` is what no phase timer covers)\n\n" +
              phase_table(e2e),
              "#### Peak memory per particle (VmHWM growth over the run ÷ particles)\n\n" + memory_table(memory),

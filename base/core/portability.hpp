@@ -12,3 +12,16 @@
 #define RSMC_HOST_DEVICE inline
 #define RSMC_ON_DEVICE_COMPILER 0
 #endif
+
+// RSMC_VECTOR_INLINE marks small RSMC_HOST_DEVICE functions that run inside the per-particle loops
+// the compiler must vectorise (random draws, rsmc::math, weights, sums): they are always inlined on
+// GCC and Clang hosts, because one call left in a loop stops its vectorisation, and GCC's inliner
+// gives up on large callers (a model's transition with several draws and exp/log) by its size
+// heuristics (docs/design/vectorised-step.md).
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define RSMC_VECTOR_INLINE __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define RSMC_VECTOR_INLINE inline __attribute__((always_inline))
+#else
+#define RSMC_VECTOR_INLINE inline
+#endif

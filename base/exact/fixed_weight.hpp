@@ -32,6 +32,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "base/core/portability.hpp"
 
@@ -62,6 +63,44 @@ RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double 
     const std::uint64_t high = scaled >= kTwo63 ? 1 : 0;
     const double low_part = scaled - kTwo63 * static_cast<double>(high);
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(low_part)) | (high << 63);
+}
+
+namespace fixed_weight_detail {
+
+// floor(t) for 0 <= t < 2^51: t rounded to an integer by adding and subtracting 2^52, minus one where
+// that rounded up. No conversion instruction (not vectorisable on x86 before AVX-512).
+RSMC_VECTOR_INLINE double floor_small(double t) {
+    const double r = (t + 0x1p52) - 0x1p52;
+    return r > t ? r - 1.0 : r;
+}
+
+// The integer value of an integer-valued double 0 <= v < 2^52, from the mantissa of v + 2^52.
+RSMC_VECTOR_INLINE std::uint64_t small_integer_bits(double v) {
+    std::uint64_t u;
+    const double shifted = v + 0x1p52;
+    std::memcpy(&u, &shifted, sizeof u);
+    return u & ((std::uint64_t{1} << 52) - 1);
+}
+
+}  // namespace fixed_weight_detail
+
+// floor(w * 2^64) for a weight w = exp(log_weight - shift) already computed: 2^64 - 1 for w >= 1, 0
+// for w <= 0 and NaN. Branch-free and without conversion instructions, so a loop over particles
+// vectorises; the same bits as fixed_weight_given_exp(l, m, w) wherever w = exp(l - m) (w * 2^64 is
+// split exactly into its 32-bit halves: t = w 2^32, hi = floor(t), lo = floor((t - hi) 2^32), and
+// t - hi and both scalings are exact).
+RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
+    using fixed_weight_detail::floor_small;
+    using fixed_weight_detail::small_integer_bits;
+    const double below_one = w < 1.0 ? w : 0.0;  // two unconditional selects, no short-circuit branch
+    const double t = (below_one > 0.0 ? below_one : 0.0) * 0x1p32;  // [0, 2^32); NaN gives 0
+    const double hi = floor_small(t);
+    const double lo = floor_small((t - hi) * 0x1p32);
+    // w >= 1 gives 2^64 - 1: both halves all ones, selected as doubles (a select of 64-bit integers on
+    // a floating-point condition has no SSE2 instruction, and the baseline build would not vectorise).
+    const bool top = w >= 1.0;
+    const double all_ones = 4294967295.0;  // 2^32 - 1
+    return (small_integer_bits(top ? all_ones : hi) << 32) | small_integer_bits(top ? all_ones : lo);
 }
 
 // floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf

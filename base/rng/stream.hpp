@@ -26,6 +26,7 @@
 #include <Random123/philox.h>
 
 #include "base/core/portability.hpp"
+#include "base/rng/philox.hpp"  // Block
 
 namespace rsmc::rng {
 
@@ -50,11 +51,6 @@ RSMC_HOST_DEVICE const char* purpose_name(Purpose purpose) {
     }
     return "unknown";
 }
-
-// One Philox4x32-10 output: four 32-bit words (std::array is not usable on the device).
-struct Block {
-    std::uint32_t v[4];
-};
 
 using Philox = r123::Philox4x32;  // Philox4x32_R<10>
 
@@ -91,6 +87,39 @@ RSMC_HOST_DEVICE Block block(std::uint64_t seed, Purpose purpose, std::uint32_t 
     b.v[3] = out.v[3];
     return b;
 }
+
+namespace detail {
+
+// The high 64 bits of the 128-bit product a * b.
+RSMC_HOST_DEVICE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    __extension__ typedef unsigned __int128 u128;  // __extension__: no -Wpedantic warning
+    return static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
+#endif
+}
+
+// Unbiased integer in [0, n) for n >= 1 from s.next_u64() (Lemire, "Fast random integer generation
+// in an interval", 2019): x = next_u64(), the 128-bit product x * n; its high word is the result
+// unless its low word falls below 2^64 mod n, in which case x is drawn again. n == 1 returns 0 (still
+// consuming one u64); n == 0 is a precondition violation and returns 0. Shared by Stream and
+// CounterStream (counter_stream.hpp), which give the same values for the same words.
+template <class Words>
+RSMC_HOST_DEVICE std::uint64_t lemire_integer(Words& s, std::uint64_t n) {
+    std::uint64_t x = s.next_u64();
+    std::uint64_t lo = x * n;
+    if (lo < n) {
+        const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
+        while (lo < threshold) {
+            x = s.next_u64();
+            lo = x * n;
+        }
+    }
+    return mul_hi64(x, n);
+}
+
+}  // namespace detail
 
 // The draws of one (seed, purpose, step, global id), consumed in order.
 //
@@ -154,22 +183,8 @@ class Stream {
     // Exp(1) = -log(uniform()); finite and strictly positive because uniform() is in (0, 1).
     RSMC_HOST_DEVICE double exponential() { return -log(uniform()); }
 
-    // Unbiased integer in [0, n) for n >= 1 (Lemire, "Fast random integer generation in an interval",
-    // 2019): x = next_u64(), the 128-bit product x * n; its high word is the result unless its low word
-    // falls below 2^64 mod n, in which case x is drawn again. n == 1 returns 0 (still consuming one
-    // u64); n == 0 is a precondition violation and returns 0.
-    RSMC_HOST_DEVICE std::uint64_t integer(std::uint64_t n) {
-        std::uint64_t x = next_u64();
-        std::uint64_t lo = x * n;
-        if (lo < n) {
-            const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
-            while (lo < threshold) {
-                x = next_u64();
-                lo = x * n;
-            }
-        }
-        return mul_hi(x, n);
-    }
+    // Unbiased integer in [0, n) for n >= 1: detail::lemire_integer on next_u64().
+    RSMC_HOST_DEVICE std::uint64_t integer(std::uint64_t n) { return detail::lemire_integer(*this, n); }
 
     // How many Philox blocks this stream has generated so far (including a partly consumed one).
     RSMC_HOST_DEVICE std::uint32_t blocks_used() const { return ctr_.v[0]; }
@@ -183,15 +198,6 @@ class Stream {
         buf_.v[3] = out.v[3];
         ++ctr_.v[0];  // draw index of the next block
         pos_ = 0;
-    }
-
-    RSMC_HOST_DEVICE static std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b) {
-#if defined(__CUDA_ARCH__)
-        return __umul64hi(a, b);
-#else
-        __extension__ typedef unsigned __int128 u128;  // __extension__: no -Wpedantic warning
-        return static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
-#endif
     }
 
     Philox::key_type key_;

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""The peer comparison of `scripts/bench-peer.sh`: rsmc against the Python library `particles`
-(Chopin; PyPI `particles`) on the stochastic volatility model, the same parameters and the same data.
+"""The peer comparison of scripts/bench-e2e.sh: rsmc, the reference and the scalar filter (all three
+timed inside `rsmc bench e2e`) against the Python library `particles` (Chopin; PyPI `particles`) on the
+stochastic volatility model, the same parameters and the same data.
 
 Data: `rsmc simulate --model stochastic_volatility` writes T observations (CSV, one column) once.
-Both filters then run R times each with N particles and different seeds, resampling every step
-(systematic): rsmc `filter --ess-threshold 1`, `particles` a Bootstrap Feynman-Kac model with
-ESSrmin = 1. Prints one JSON line per N: the mean and standard error of each log-likelihood, the
-Welch t statistic of their difference (|t| < 3: they agree statistically), and the particle-steps
-per second of each (rsmc: its own filter time, process start excluded; `particles`: pf.run()).
+For each N: `rsmc bench e2e --models stochastic_volatility --data CSV --repeats R` runs rsmc, the
+reference and the scalar filter R times with seeds 1..R (resampling every step, systematic), and
+`particles` runs R times (a Bootstrap Feynman-Kac model, ESSrmin = 1, systematic, numpy seeds 1..R).
+Prints one JSON line per N: each implementation's log-likelihood mean and standard deviation, the
+Welch t statistics of rsmc against `particles`, of the reference against `particles` and of rsmc
+against the reference (|t| < 3 for all three: they agree statistically), and the ns per
+particle-step of all four (rsmc, reference, scalar: the median repeat inside the benchmark, process
+start excluded; `particles`: the median of pf.run()).
 
 Parametrisation (models/stochastic_volatility.hpp; particles.state_space_models.StochVol):
   rsmc       x_0 ~ N(mu, sigma^2/(1-phi^2)), x_t = mu + phi (x_{t-1} - mu) + sigma eta_t, y_t ~ N(0, exp(x_t)),
@@ -20,22 +24,22 @@ p(y_1..y_T). The script reads the parameters from `rsmc models` defaults (passed
 import argparse
 import json
 import math
-import re
 import statistics
 import subprocess
 import sys
 import time
 
 
-def rsmc_run(rsmc, mpiexec, data, n, seed, ranks):
-    cmd = mpiexec + ["-n", str(ranks), rsmc, "filter", "--model", "stochastic_volatility", "--data", data,
-                     "--particles", str(n), "--seed", str(seed), "--ess-threshold", "1", "--resampling", "systematic"]
+def rsmc_runs(rsmc, mpiexec, data, n, steps, repeats):
+    """rsmc, reference and scalar on `data`: the e2e benchmark's JSON line."""
+    cmd = mpiexec + ["-n", "1", rsmc, "bench", "e2e", "--models", "stochastic_volatility", "--data", data,
+                     "--particles", str(n), "--steps", str(steps), "--repeats", str(repeats), "--seed", "1",
+                     "--max-work", "1e12"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    ll = float(re.search(r"log-likelihood estimate: (\S+)", out).group(1))
-    # The filter's own wall time (process start excluded), from its particle-steps per second (3 digits).
-    rate = float(re.search(r" s, ([0-9.eE+-]+) particle-steps/s", out).group(1))
-    steps = int(re.search(r"(\d+) steps", out).group(1))
-    return ll, n * steps / rate
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if len(lines) != 1 or lines[0].get("skipped"):
+        sys.exit(f"particles_sv.py: unexpected output of {' '.join(cmd)}: {out}")
+    return lines[0]
 
 
 def welch(a, b):
@@ -47,14 +51,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rsmc", required=True)
     ap.add_argument("--data", required=True, help="CSV written by rsmc simulate --model stochastic_volatility")
-    ap.add_argument("--particles", default="10000,100000")
+    ap.add_argument("--particles", default="100000,1000000")
     ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--ranks", type=int, default=1, help="MPI ranks of the rsmc runs")
     ap.add_argument("--mu", type=float, default=-0.8698)
     ap.add_argument("--phi", type=float, default=0.97779)
     ap.add_argument("--sigma", type=float, default=0.1585)
     ap.add_argument("--mpiexec", default="mpiexec --oversubscribe")
     args = ap.parse_args()
+    if args.repeats < 2:
+        sys.exit("particles_sv.py: --repeats must be at least 2 (the Welch t needs a spread)")
     try:
         import numpy as np
         import particles
@@ -69,14 +74,13 @@ def main():
     if "," in header:
         sys.exit(f"particles_sv.py: {args.data}: expected a CSV with one column (the returns), got header '{header}'")
     y = np.array([float(row) for row in rows])
+    steps = len(y)
     model = ssm.StochVol(mu=args.mu, rho=args.phi, sigma=args.sigma)
     mpiexec = args.mpiexec.split()
     for n in [int(float(x)) for x in args.particles.split(",")]:
-        ours, ours_s, peer, peer_s = [], [], [], []
+        e2e = rsmc_runs(args.rsmc, mpiexec, args.data, n, steps, args.repeats)
+        peer, peer_s = [], []
         for r in range(args.repeats):
-            ll, s = rsmc_run(args.rsmc, mpiexec, args.data, n, r + 1, args.ranks)
-            ours.append(ll)
-            ours_s.append(s)
             np.random.seed(r + 1)
             fk = ssm.Bootstrap(ssm=model, data=y)
             pf = particles.SMC(fk=fk, N=n, resampling="systematic", ESSrmin=1.0, store_history=False,
@@ -85,19 +89,24 @@ def main():
             pf.run()
             peer_s.append(time.perf_counter() - start)
             peer.append(float(pf.logLt))
-        t = welch(ours, peer)
-        steps = len(y)
+        ours, ref = e2e["log_likelihoods"], e2e["reference_log_likelihoods"]
+        t_rp, t_fp, t_rf = welch(ours, peer), welch(ref, peer), welch(ours, ref)
+        peer_ns = statistics.median(peer_s) / (n * steps) * 1e9
         rec = {
             "bench": "peer", "peer": "particles", "peer_version": getattr(particles, "__version__", "unknown"),
             "model": "stochastic_volatility", "mu": args.mu, "phi": args.phi, "sigma": args.sigma,
-            "particles": n, "steps": steps, "repeats": args.repeats, "ranks": args.ranks,
+            "particles": n, "steps": steps, "repeats": args.repeats, "ranks": 1,
             "rsmc_loglik_mean": statistics.mean(ours), "rsmc_loglik_sd": statistics.stdev(ours),
+            "reference_loglik_mean": statistics.mean(ref), "reference_loglik_sd": statistics.stdev(ref),
             "peer_loglik_mean": statistics.mean(peer), "peer_loglik_sd": statistics.stdev(peer),
-            "welch_t": t, "agree": abs(t) < 3.0,
-            "rsmc_seconds_median": statistics.median(ours_s), "peer_seconds_median": statistics.median(peer_s),
-            "rsmc_particle_steps_per_s": n * steps / statistics.median(ours_s),
-            "peer_particle_steps_per_s": n * steps / statistics.median(peer_s),
-            "throughput_ratio": statistics.median(peer_s) / statistics.median(ours_s),
+            "welch_t_rsmc_peer": t_rp, "welch_t_reference_peer": t_fp, "welch_t_rsmc_reference": t_rf,
+            "agree": max(abs(t_rp), abs(t_fp), abs(t_rf)) < 3.0,
+            "rsmc_ns_per_particle_step": e2e["ns_per_particle_step"],
+            "reference_ns_per_particle_step": e2e["reference_ns_per_particle_step"],
+            "scalar_ns_per_particle_step": e2e["scalar_ns_per_particle_step"],
+            "peer_ns_per_particle_step": peer_ns,
+            "speedup_over_peer": peer_ns / e2e["ns_per_particle_step"],
+            "rsmc_to_reference": e2e["overhead_ratio_one_rank"],
             "loadavg": open("/proc/loadavg").read().split()[:3],
             "date": time.strftime("%Y-%m-%d"), "python": sys.version.split()[0],
         }

@@ -64,12 +64,13 @@ PY
 [ -z "$(ls -A "$WORK/ckbench")" ] || fail "bench checkpoint left files in --dir"
 
 # `rsmc bench e2e` on 1 and 2 ranks: one line per (model, N), a skipped line past --max-work; the
-# framework and the hand-written filter use the same streams, so their log-likelihoods agree closely.
+# framework and the scalar filter use the same streams, so their log-likelihoods agree closely; the
+# reference filter draws its own numbers (a finite estimate, and a Welch t against rsmc).
 for p in 1 2; do
-  rsmc_np "$p" bench e2e --models linear_gaussian,lorenz96-40 --particles 200,1000 --steps 3 --repeats 1 \
+  rsmc_np "$p" bench e2e --models linear_gaussian,lorenz96-40 --particles 200,1000 --steps 3 --repeats 2 \
     --max-work 50000 >"$WORK/e2e_$p.jsonl" || fail "bench e2e on $p ranks"
   python3 - "$WORK/e2e_$p.jsonl" "$p" <<'PY' || fail "bench e2e on $p ranks: bad JSON"
-import json, sys
+import json, math, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 ranks = int(sys.argv[2])
 assert len(lines) == 4, lines
@@ -80,14 +81,18 @@ for r in lines:
         assert r["skipped"] is True and "max-work" in r["reason"], r
         continue
     assert "skipped" not in r and "loadavg_before" in r, r
-    assert r["particle_steps_per_s"] > 0 and r["hand_particle_steps_per_s"] > 0 and r["overhead_ratio_one_rank"] > 0
+    assert r["particle_steps_per_s"] > 0 and r["reference_ns_per_particle_step"] > 0 and r["scalar_ns_per_particle_step"] > 0
+    assert r["overhead_ratio_one_rank"] > 0 and r["scalar_ratio_one_rank"] > 0 and r["threads"] >= 1, r
     assert r["speedup_vs_one_rank"] > 0 and all(0 <= r["phase_" + p] <= 1.0 for p in phases), r
-    assert abs(r["log_likelihood"] - r["hand_log_likelihood"]) < 1e-6 * abs(r["log_likelihood"]) + 1e-9, r
+    assert len(r["log_likelihoods"]) == len(r["reference_log_likelihoods"]) == len(r["scalar_log_likelihoods"]) == 2, r
+    for a, b in zip(r["log_likelihoods"], r["scalar_log_likelihoods"]):  # same seeds, same streams
+        assert abs(a - b) < 1e-6 * abs(a) + 1e-9, r
+    assert all(math.isfinite(v) for v in r["reference_log_likelihoods"]) and math.isfinite(r["welch_t_rsmc_reference"]), r
 PY
 done
 
-# `rsmc bench memory`: one line, the framework and the hand-written filter.
-for impl in framework hand; do
+# `rsmc bench memory`: one line, the framework, the reference and the scalar filter.
+for impl in framework reference scalar; do
   rsmc_np 1 bench memory --model stochastic_volatility --particles 20000 --implementation "$impl" \
     >"$WORK/memory.jsonl" || fail "bench memory --implementation $impl"
   python3 - "$WORK/memory.jsonl" "$impl" <<'PY' || fail "bench memory: bad JSON"

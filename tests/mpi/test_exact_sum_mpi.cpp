@@ -1,12 +1,15 @@
-// MPI tests for rsmc::exact::allreduce_exact (framework/parallel/exact_sum_mpi.hpp).
+// MPI tests for rsmc::exact::allreduce_exact (framework/parallel/exact_sum_mpi.hpp) and
+// rsmc::exact::allreduce_binned (framework/parallel/binned_sum_mpi.hpp).
 // Run under mpiexec with any number of ranks; the test main calls MPI_Init / MPI_Finalize.
 //
 // Assertions inside collective sections use CHECK (never REQUIRE), so that a failure on one rank
 // cannot leave the others waiting in a collective; the verdicts are then combined over the ranks.
 #include "framework/parallel/exact_sum_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
+#include "framework/parallel/binned_sum_mpi.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +18,9 @@
 #include <stdexcept>
 #include <vector>
 
+using rsmc::exact::BinnedSum;
 using rsmc::exact::ExactSum;
+using rsmc::exact::allreduce_binned;
 using rsmc::exact::allreduce_exact;
 
 namespace {
@@ -138,6 +143,57 @@ bool every_rank_reports(std::uint64_t mine, std::uint64_t expect, MPI_Comm comm)
   return ok;
 }
 
+// For k = 1 .. p: on the first k ranks, check(sub, rank in sub, k) on a k-rank sub-communicator;
+// true on every rank of MPI_COMM_WORLD iff every check returned true everywhere.
+template <class Check>
+void on_every_sub_communicator(Check check) {
+  int rank = 0, p = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  for (int k = 1; k <= p; ++k) {
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &sub);
+    bool ok = true;
+    if (sub != MPI_COMM_NULL) {
+      int sr = 0, sp = 0;
+      MPI_Comm_rank(sub, &sr);
+      MPI_Comm_size(sub, &sp);
+      CHECK(sp == k);
+      ok = check(sub, sr, sp);
+      MPI_Comm_free(&sub);
+    }
+    INFO("sub-communicator of size " << k);
+    CHECK(all_ranks(ok, MPI_COMM_WORLD));
+  }
+}
+
+// ---- BinnedSum: weights in [0, 1], products w x of states of mixed magnitude (some beyond the
+// levels, summed exactly), and the weights with one NaN: the three kinds of terms of a filter step.
+const std::vector<double>& binned_data(int which) {
+  static const std::vector<std::vector<double>> all = [] {
+    std::mt19937_64 g(0xb1aedull);
+    std::normal_distribution<double> normal;
+    std::vector<std::vector<double>> d(kSums, std::vector<double>(kN));
+    for (std::size_t i = 0; i < kN; ++i) {
+      const double w = std::exp(-0.5 * normal(g) * normal(g) * 9.0);
+      d[0][i] = w;
+      d[1][i] = w * (i % 997 == 0 ? 0x1p900 : std::ldexp(normal(g), static_cast<int>(g() % 40) - 20));
+      d[2][i] = i == 777 ? std::numeric_limits<double>::quiet_NaN() : w;
+    }
+    return d;
+  }();
+  return all[static_cast<std::size_t>(which)];
+}
+
+// The binned sums of [begin, end), in uneven chunks (as threads or batches would).
+void accumulate_binned(std::size_t begin, std::size_t end, BinnedSum sums[kSums]) {
+  for (int j = 0; j < kSums; ++j) {
+    sums[j].clear();
+    for (std::size_t i = begin; i < end; i += 333)
+      sums[j].add(binned_data(j).data() + i, std::min<std::size_t>(333, end - i));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the serial reference is sensible", "[exact][mpi]") {
@@ -172,34 +228,40 @@ TEST_CASE("allreduce_exact over MPI_COMM_WORLD equals the serial exact sum bitwi
 }
 
 TEST_CASE("every sub-communicator size gives the same bits", "[exact][mpi]") {
-  int rank = 0, p = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  for (int k = 1; k <= p; ++k) {
-    MPI_Comm sub = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &sub);
+  on_every_sub_communicator([](MPI_Comm sub, int sr, int sp) {
+    std::size_t begin, end;
+    block_range(kN, sp, sr, &begin, &end);
+    ExactSum sums[kSums];
+    accumulate(begin, end, sums);
+    allreduce_exact(sums, kSums, sub);
     bool ok = true;
-    if (sub != MPI_COMM_NULL) {
-      int sr = 0, sp = 0;
-      MPI_Comm_rank(sub, &sr);
-      MPI_Comm_size(sub, &sp);
-      CHECK(sp == k);
-      std::size_t begin, end;
-      block_range(kN, sp, sr, &begin, &end);
-      ExactSum sums[kSums];
-      accumulate(begin, end, sums);
-      allreduce_exact(sums, kSums, sub);
-      for (int j = 0; j < kSums; ++j) {
-        const bool same = same_bytes(sums[j], serial().sums[j]) &&
-                          bits_of(sums[j].to_double()) == bits_of(serial().sums[j].to_double());
-        CHECK(same);
-        ok = ok && same;
-      }
-      MPI_Comm_free(&sub);
+    for (int j = 0; j < kSums; ++j) {
+      const bool same = same_bytes(sums[j], serial().sums[j]) &&
+                        bits_of(sums[j].to_double()) == bits_of(serial().sums[j].to_double());
+      CHECK(same);
+      ok = ok && same;
     }
-    INFO("sub-communicator of size " << k);
-    CHECK(all_ranks(ok, MPI_COMM_WORLD));
-  }
+    return ok;
+  });
+}
+
+TEST_CASE("allreduce_binned: every sub-communicator size gives the serial sum's bytes", "[binned][mpi]") {
+  BinnedSum reference[kSums];
+  accumulate_binned(0, kN, reference);
+  for (auto& s : reference) s.normalize();
+  CHECK(reference[0].to_double() > 0.0);
+  CHECK(std::isnan(reference[2].to_double()));
+  on_every_sub_communicator([&](MPI_Comm sub, int sr, int sp) {
+    std::size_t begin, end;
+    block_range(kN, sp, sr, &begin, &end);
+    BinnedSum sums[kSums];
+    accumulate_binned(begin, end, sums);
+    allreduce_binned(sums, kSums, sub);
+    bool ok = true;
+    for (int j = 0; j < kSums; ++j) ok = ok && std::memcmp(&sums[j], &reference[j], sizeof(BinnedSum)) == 0;
+    CHECK(ok);
+    return ok;
+  });
 }
 
 TEST_CASE("uneven and empty local shares", "[exact][mpi]") {

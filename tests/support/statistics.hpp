@@ -1,12 +1,15 @@
 // Goodness-of-fit helpers shared by the statistical unit tests: Pearson's chi-square statistic with
-// cell merging, and its p-value from the regularized upper incomplete gamma function.
+// cell merging, and its p-value from the regularized upper incomplete gamma function; the
+// Kolmogorov-Smirnov statistic.
 //
 // Tests fix their thresholds in advance (a p-value floor such as 0.001, or a hard-coded quantile) and
 // report the p-value they saw through INFO.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace rsmc::test {
@@ -40,6 +43,19 @@ inline double gamma_q(double a, double x) {
     if (std::fabs(delta - 1.0) < 1e-16) break;
   }
   return std::exp(log_prefix) * h;
+}
+
+// Kolmogorov-Smirnov statistic D_n of a sample against a continuous CDF (compare sqrt(n) D_n with the
+// Kolmogorov distribution's quantiles: 1.63 at alpha = 0.01, 1.95 at 0.001).
+inline double ks_statistic(std::vector<double> x, const std::function<double(double)>& cdf) {
+  std::sort(x.begin(), x.end());
+  const double n = static_cast<double>(x.size());
+  double d = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double f = cdf(x[i]);
+    d = std::max(d, std::max(static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n));
+  }
+  return d;
 }
 
 // P(X >= statistic) for X ~ chi-square with df degrees of freedom.

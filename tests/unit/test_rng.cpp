@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/rng/stream.hpp"
+#include "tests/support/statistics.hpp"
 
 namespace {
 
@@ -32,17 +33,7 @@ constexpr std::size_t kN = 100000;  // sample size of the statistical tests
 
 double sqrt_n() { return std::sqrt(static_cast<double>(kN)); }
 
-// Kolmogorov-Smirnov statistic D_n of a sample against a continuous CDF.
-double ks_statistic(std::vector<double> x, const std::function<double(double)>& cdf) {
-    std::sort(x.begin(), x.end());
-    const double n = static_cast<double>(x.size());
-    double d = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const double f = cdf(x[i]);
-        d = std::max(d, std::max(static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n));
-    }
-    return d;
-}
+using rsmc::test::ks_statistic;
 
 // sqrt(n) * D_n must stay below this (alpha = 0.01, see the header comment).
 constexpr double kKsCritical = 1.63;

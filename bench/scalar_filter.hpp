@@ -1,5 +1,7 @@
-// The baseline of `rsmc bench e2e`: a minimal single-process bootstrap filter in plain C++, with no
-// framework: std::vector, particle-major states, plain double sums, systematic resampling every step.
+// The `scalar` filter of `rsmc bench e2e` (formerly "the hand-written filter"): a minimal
+// single-process bootstrap filter in plain scalar C++, with no framework: std::vector, particle-major
+// states, plain double sums, systematic resampling every step. The fast anchor is
+// bench/reference_filter.hpp; this one shows what straightforward code costs.
 //
 // It calls the same model struct with the same Random123 streams as the framework
 // (rng::Stream(seed, purpose, step, particle id)), so it does the same model work per particle; what
@@ -21,13 +23,13 @@
 
 namespace rsmc::bench {
 
-struct HandWrittenResult {
+struct ScalarResult {
   double log_likelihood = 0.0;
   std::vector<double> mean, variance;  // of the last step
 };
 
 template <class Model>
-HandWrittenResult hand_written_filter(const Model& model, const Observations& data, int steps, std::uint64_t n,
+ScalarResult scalar_filter(const Model& model, const Observations& data, int steps, std::uint64_t n,
                                       std::uint64_t seed) {
   const int d = model.state_dim();
   const std::size_t dn = static_cast<std::size_t>(d);
@@ -36,7 +38,7 @@ HandWrittenResult hand_written_filter(const Model& model, const Observations& da
     rng::Stream s(seed, rng::Purpose::initialise, 0, i);
     model.initial(StateView{&x[i * dn], 1}, s);
   }
-  HandWrittenResult out;
+  ScalarResult out;
   out.mean.assign(dn, 0.0);
   out.variance.assign(dn, 0.0);
   for (int t = 1; t <= steps; ++t) {
