@@ -18,6 +18,7 @@
 #include "bench/memory_bench.hpp"
 #include "bench/resample_bench.hpp"
 #include "bench/sim_scale.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
@@ -129,7 +130,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
       return 0;
     }
   } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", e.what());
+    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", rsmc::drivers::error_text(e).c_str());
     return 1;
   }
   return 0;

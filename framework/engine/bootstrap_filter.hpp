@@ -48,8 +48,8 @@ class BootstrapFilter {
   using memory_space = typename ExecutionSpace::memory_space;
 
   BootstrapFilter(MPI_Comm comm, Model model, const FilterOptions& options)
-      : comm_(comm), model_(std::move(model)), options_(options), dist_(options.particles, comm_size(comm)) {
-    options_.validate();
+      : comm_(comm), model_(std::move(model)), options_(validated(options, comm)),
+        dist_(options.particles, comm_size(comm)) {
     MPI_Comm_rank(comm_, &rank_);
     store_ = ParticleStore<memory_space>(dist_.count(rank_), model_.state_dim(), dist_.first(rank_));
     observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
@@ -179,11 +179,7 @@ class BootstrapFilter {
   // Installs (nullptr: removes) an observer of every step's weighted cloud and resampling (not
   // owned; must outlive the steps). The baseline resamplers do not report their selection.
   void set_observer(StepObserver* observer) {
-    if (observer != nullptr && options_.resampler != Resampler::roulette &&
-        options_.resampler != Resampler::roulette_algorithm1)
-      throw Error(std::string("--resampler ") + resampler_name(options_.resampler) +
-                  " does not record the genealogy of its resamplings; use --resampler roulette or "
-                  "roulette-algorithm1 with a trace");
+    if (observer != nullptr) check_records_genealogy(options_.resampler);
     observer_ = observer;
   }
 
@@ -195,6 +191,13 @@ class BootstrapFilter {
     if (observations.dim != model_.obs_dim())
       throw Error("observations have " + std::to_string(observations.dim) + " components but model " + Model::name +
                   " expects " + std::to_string(model_.obs_dim()));
+  }
+
+  // `options` once FilterOptions::validate has accepted them for the ranks of `comm` (before the
+  // block distribution is made of them).
+  static const FilterOptions& validated(const FilterOptions& options, MPI_Comm comm) {
+    options.validate(comm_size(comm));
+    return options;
   }
 
   static int comm_size(MPI_Comm comm) {
@@ -210,10 +213,17 @@ class BootstrapFilter {
       case Resampler::roulette_algorithm1: {
         Selection selection;  // the genealogy, for the observer
         const std::uint64_t first_id = store_.first_id;
-        const ResampleStats stats = resample_roulette(
-            comm_, dist_, store_, max_log_weight_, options_.scheme, options_.resampler == Resampler::roulette_algorithm1,
-            options_.seed, step, options_.local_sampler, &times_, &resample_workspace_,
-            observer_ != nullptr ? &selection : nullptr);
+        RouletteRequest<memory_space> request;
+        request.max_log_weight = max_log_weight_;
+        request.scheme = options_.scheme;
+        request.resampler = options_.resampler;
+        request.sampler = options_.local_sampler;
+        request.seed = options_.seed;
+        request.step = step;
+        request.times = &times_;
+        request.workspace = &resample_workspace_;
+        request.selection_out = observer_ != nullptr ? &selection : nullptr;
+        const ResampleStats stats = resample_roulette(comm_, dist_, store_, request);
         if (observer_ != nullptr) {
           ScopedPhase timed(&times_, Phase::io);
           observer_->resampled(static_cast<int>(step), first_id, selection);
@@ -279,10 +289,13 @@ class BootstrapFilter {
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
-      throw Error(std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at step " + std::to_string(t) +
-                  " for global particle id " + std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
-                  " particle" + (invalid == 1 ? "" : "s") +
-                  " in all; --invalid-likelihood zero-weight gives them weight zero instead)");
+      throw FieldError("invalid_likelihood", "error",
+                       FieldError::Template{std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at "
+                                            "step " + std::to_string(t) + " for global particle id " +
+                                            std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
+                                            " particle" + (invalid == 1 ? "" : "s") +
+                                            " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
+                       "{invalid_likelihood zero-weight}");
     return invalid;
   }
 
