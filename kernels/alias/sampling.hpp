@@ -42,8 +42,10 @@ struct AliasSampleOptions {
 
 namespace sampling_detail {
 
+// Both predicates are host-and-device functions: nvcc refuses (or, without -Werror, warns about) a
+// host constexpr function called from device code.
 template <class Exec>
-constexpr bool needs_atomics() {
+KOKKOS_INLINE_FUNCTION constexpr bool needs_atomics() {
 #if defined(KOKKOS_ENABLE_SERIAL)
     return !std::is_same<Exec, Kokkos::Serial>::value;
 #else
@@ -135,8 +137,31 @@ KOKKOS_INLINE_FUNCTION void draw_batch(const AliasRow<Weight>* rows, std::uint64
 }
 
 template <class Exec>
-constexpr bool is_host_exec() {
+KOKKOS_INLINE_FUNCTION constexpr bool is_host_exec() {
     return Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
+}
+
+// One team's `count` draws of a sectioned batch from its section's rows (staged or in place), handed
+// to sink(item, offset + k): batches of kBatch draws on host execution spaces, one thread per draw on
+// devices (the same draws). A function of its own because nvcc refuses a device lambda (sectioned's
+// kernel) whose captures first occur inside `if constexpr`.
+template <class Exec, class Weight, class Member, class Sink>
+KOKKOS_INLINE_FUNCTION void draw_section(const Member& team, const AliasRow<Weight>* section, std::uint64_t first_row,
+                                         std::uint64_t len, std::uint64_t count, std::uint64_t offset,
+                                         alias_value_t<Weight> cap, std::uint64_t seed, std::uint32_t step,
+                                         std::uint64_t first_id, const Sink& sink) {
+    if constexpr (is_host_exec<Exec>()) {
+        const std::uint64_t batches = (count + kBatch - 1) / kBatch;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batches), [&](std::uint64_t b) {
+            const std::uint64_t k0 = b * kBatch;
+            draw_batch<Weight>(section, first_row, len, cap, seed, step, kSectionedDrawTag | (first_id + offset + k0),
+                               offset + k0, count - k0 < kBatch ? count - k0 : kBatch, sink);
+        });
+    } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](std::uint64_t k) {
+            sink(sectioned_draw<Weight>(section, first_row, len, cap, seed, step, first_id + offset + k), offset + k);
+        });
+    }
 }
 
 // Runs sink(item, draw position) for every draw of a sectioned batch. A team stages its section's
@@ -180,20 +205,7 @@ void sectioned(const AliasTable<Weight, Space>& table, std::uint64_t total_draws
                 team.team_barrier();
                 section = staged.data();
             }
-            if constexpr (is_host_exec<Exec>()) {  // batches of kBatch draws (the same draws)
-                const std::uint64_t batches = (count + kBatch - 1) / kBatch;
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batches), [&](std::uint64_t b) {
-                    const std::uint64_t k0 = b * kBatch;
-                    draw_batch<Weight>(section, first_row, len, cap, seed, step,
-                                       kSectionedDrawTag | (first_id + offset + k0), offset + k0,
-                                       count - k0 < kBatch ? count - k0 : kBatch, sink);
-                });
-            } else {
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](std::uint64_t k) {
-                    sink(sectioned_draw<Weight>(section, first_row, len, cap, seed, step, first_id + offset + k),
-                         offset + k);
-                });
-            }
+            draw_section<Exec, Weight>(team, section, first_row, len, count, offset, cap, seed, step, first_id, sink);
         });
 }
 
