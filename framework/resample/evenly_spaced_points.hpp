@@ -136,29 +136,28 @@ class EvenlySpacedPoints {
 //
 // Systematic: P_{j+1} = P_j + T / N with T = Q N + R, so floor(P_j) grows by Q, plus 1 when the
 // remainder e_j = T (j 2^53 + u) - floor(P_j) N 2^53, in [0, N 2^53), passes N 2^53 after adding
-// R 2^53. The cursor carries floor(P_j) and e_j: a 128-bit add, compare and masked subtract per
-// point, no division, no branch. e_first is computed modulo 2^128 from floor(P_first): the exact
-// value is below 2^128, so the wrapped products give it exactly.
+// R 2^53. Write T u = A N 2^53 + B and B = b 2^53 + c (c < 2^53): then e_j = 2^53 v_j + c with
+// v_j = (T j + b) mod N, a 64-bit number, and the carry is v_j + R >= N. So the cursor carries
+// floor(P_j) and v_j: a 64-bit compare and select and a 128-bit add per point, no division, no
+// branch. v_first = e_first >> 53, with e_first computed modulo 2^128 from floor(P_first) (the
+// exact value is below 2^128, so the wrapped products give it exactly).
 class SystematicCursor {
  public:
   using u128 = exact::u128;
   RSMC_HOST_DEVICE SystematicCursor(const EvenlySpacedPoints& points, std::uint64_t first)
-      : q_(points.q_), step_(points.r_ * EvenlySpacedPoints::two53()),
-        denominator_(points.n_ * EvenlySpacedPoints::two53()) {
+      : q_(points.q_), n_(static_cast<std::uint64_t>(points.n_)), r_(static_cast<std::uint64_t>(points.r_)) {
     if (first >= points.samples()) return;  // no point to produce
     point_ = points.floor_point(first);
-    const u128 total = points.q_ * points.n_ + points.r_;
-    remainder_ = total * (u128(first) * EvenlySpacedPoints::two53() + points.shared_) - point_ * denominator_;
+    const u128 total = points.q_ * points.n_ + points.r_, two53 = EvenlySpacedPoints::two53();
+    const u128 remainder = total * (u128(first) * two53 + points.shared_) - point_ * (points.n_ * two53);
+    v_ = static_cast<std::uint64_t>(remainder >> 53);
   }
 
-  // The wrap comes from the sign of remainder - N 2^53 (both below 2^119), so that no compiler
-  // turns it into a branch, which would mispredict at every other point.
   RSMC_HOST_DEVICE u128 next() {
     const u128 point = point_;
-    const u128 reduced = remainder_ + step_ - denominator_;
-    const u128 kept = reduced >> 127;  // 1: no wrap, keep remainder + step
-    remainder_ = reduced + (denominator_ & (u128(0) - kept));
-    point_ += q_ + 1 - kept;
+    const std::uint64_t wrap = v_ >= n_ - r_ ? 1 : 0;  // v + R >= N, without overflow (v, R < N)
+    v_ = wrap ? v_ - (n_ - r_) : v_ + r_;
+    point_ += q_ + wrap;
     return point;
   }
 
@@ -171,8 +170,10 @@ class SystematicCursor {
   }
 
  private:
-  u128 q_, step_, denominator_;  // Q, R 2^53, N 2^53
-  u128 point_ = 0, remainder_ = 0;
+  u128 q_;                   // Q
+  std::uint64_t n_, r_;      // N, R
+  u128 point_ = 0;           // floor(P_j)
+  std::uint64_t v_ = 0;      // v_j
 };
 
 // Stratified: each point has its own offset u_j; T j / N = base + rest / N steps without a division.

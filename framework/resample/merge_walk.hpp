@@ -79,23 +79,24 @@ namespace merge_walk_detail {
 #define RSMC_MERGE_WALK_INLINE __attribute__((always_inline)) RSMC_HOST_DEVICE
 #endif
 
-// What one walk reads and never writes, by value: read through the WalkChunk, every store to the
-// ancestors could alias it and force a reload.
+// What the walks of a kernel read and never write, by value: read through the WalkChunk, every
+// store to the ancestors could alias it and force a reload.
 template <class Weight>
 struct Fixed {
   const Weight* weight;
   const std::uint64_t* copies;
   std::uint64_t* ancestor;
   std::uint64_t* counts;
-  std::uint64_t last;
 };
 
-// The state of one walk, in the caller's locals (registers): the point buffer x with its read
-// pointer p and refill mark limit, the running sum and the next output position.
+// The parts of one walk's state that only a refill touches (memory): the point buffer, the cursor,
+// the number of points in the buffer and whether the cursor has more. The hot state (read pointer
+// p, refill mark, running sum, output position) stays in the caller's locals.
 template <class Cursor>
 struct Lane {
   exact::u128* x;
   Cursor* cursor;
+  std::uint64_t* size;
   bool* more;
 };
 
@@ -104,11 +105,19 @@ RSMC_MERGE_WALK_INLINE const exact::u128* refill_mark(const exact::u128* x, std:
   return more ? x + size - (kFast + 1) : x + size;
 }
 
-// Particle i of one walk. Returns false when the chunk's points and weights disagree.
+template <class Cursor>
+RSMC_MERGE_WALK_INLINE void refill_lane(const Lane<Cursor>& lane, const exact::u128*& p, const exact::u128*& limit) {
+  *lane.size = refill(lane.x, static_cast<std::uint64_t>(p - lane.x), *lane.size, *lane.cursor, *lane.more);
+  p = lane.x;
+  limit = refill_mark(lane.x, *lane.size, *lane.more);
+}
+
+// Particle i of one walk whose output range ends at `last`. Sets `failed` when the chunk's points
+// and weights disagree (more offspring than the range holds).
 template <bool kCopies, bool kCounts, class Weight, class Cursor>
-RSMC_MERGE_WALK_INLINE bool step(std::uint64_t i, const Fixed<Weight>& f, const Lane<Cursor>& lane,
-                                 std::uint64_t& size, const exact::u128*& p, const exact::u128*& limit,
-                                 exact::u128& cumulative, std::uint64_t& pos) {
+RSMC_MERGE_WALK_INLINE void step(std::uint64_t i, const Fixed<Weight>& f, std::uint64_t last, const Lane<Cursor>& lane,
+                                 const exact::u128*& p, const exact::u128*& limit, exact::u128& cumulative,
+                                 std::uint64_t& pos, bool& failed) {
   using exact::u128;
   if constexpr (sizeof(Weight) == sizeof(std::uint64_t)) {  // add/adc (GCC otherwise widens via the stack)
     const std::uint64_t w = f.weight[i];
@@ -119,16 +128,12 @@ RSMC_MERGE_WALK_INLINE bool step(std::uint64_t i, const Fixed<Weight>& f, const 
   } else {
     cumulative += f.weight[i];
   }
-  if (p > limit) {
-    size = refill(lane.x, static_cast<std::uint64_t>(p - lane.x), size, *lane.cursor, *lane.more);
-    p = lane.x;
-    limit = refill_mark(lane.x, size, *lane.more);
-  }
+  if (p > limit) refill_lane(lane, p, limit);
   const std::uint64_t fixed = kCopies ? f.copies[i] : 0;
   const bool hit0 = p[0] < cumulative, hit1 = p[1] < cumulative, hit2 = p[2] < cumulative;
   const std::uint64_t hits = std::uint64_t(hit0) + std::uint64_t(hit1) + std::uint64_t(hit2);
   std::uint64_t count = fixed + hits;
-  if (!(p[3] < cumulative) && count <= kFast && pos + kFast <= f.last) {
+  if (!(p[3] < cumulative) && count <= kFast && pos + kFast <= last) {
     f.ancestor[pos] = i;
     f.ancestor[pos + 1] = i;
     f.ancestor[pos + 2] = i;
@@ -138,24 +143,22 @@ RSMC_MERGE_WALK_INLINE bool step(std::uint64_t i, const Fixed<Weight>& f, const 
     while (p[0] < cumulative) {
       ++p;
       ++all_hits;
-      if (p > limit) {
-        size = refill(lane.x, static_cast<std::uint64_t>(p - lane.x), size, *lane.cursor, *lane.more);
-        p = lane.x;
-        limit = refill_mark(lane.x, size, *lane.more);
-      }
+      if (p > limit) refill_lane(lane, p, limit);
     }
     count = fixed + all_hits;
-    if (count > f.last - pos) return false;
+    if (count > last - pos) {
+      failed = true;
+      count = last - pos;
+    }
     for (std::uint64_t k = 0; k < count; ++k) f.ancestor[pos + k] = i;
   }
   pos += count;
   if (kCounts) f.counts[i] = count;
-  return true;
 }
 
 template <class Weight>
 RSMC_HOST_DEVICE Fixed<Weight> fixed_of(const WalkChunk<Weight>& c) {
-  return Fixed<Weight>{c.weight, c.copies, c.ancestor, c.counts, c.last};
+  return Fixed<Weight>{c.weight, c.copies, c.ancestor, c.counts};
 }
 
 }  // namespace merge_walk_detail
@@ -168,43 +171,44 @@ RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE bool merge_walk(const WalkChunk<Weight
   using exact::u128;
   namespace d = merge_walk_detail;
   u128 x[d::kBlock + d::kFast + 1];
-  bool more = true;
-  const d::Lane<Cursor> lane{x, &cursor, &more};
-  const d::Fixed<Weight> f = d::fixed_of(c);
+  bool more = true, failed = false;
   std::uint64_t size = d::refill(x, 0, 0, cursor, more);
+  const d::Lane<Cursor> lane{x, &cursor, &size, &more};
+  const d::Fixed<Weight> f = d::fixed_of(c);
   const u128* p = x;
   const u128* limit = d::refill_mark(x, size, more);
   u128 cumulative = c.start;
   std::uint64_t pos = c.first;
+  const std::uint64_t last = c.last;
   for (std::uint64_t i = c.begin, end = c.end; i < end; ++i)
-    if (!d::step<kCopies, kCounts>(i, f, lane, size, p, limit, cumulative, pos)) return false;
-  return pos == f.last && p == x + size && !more;
+    d::step<kCopies, kCounts>(i, f, last, lane, p, limit, cumulative, pos, failed);
+  return !failed && pos == last && p == x + size && !more;
 }
 
 // Two chunks of equal length walked in lockstep on one thread: each walk's next point depends on
 // its previous comparisons (a chain of loads and compares through the buffer), so one walk alone
 // leaves the core waiting; two independent chains overlap. The same results as two merge_walk().
+// Both chunks index the same weights and ancestors (Fixed is shared).
 template <bool kCopies, bool kCounts, class Weight, class Cursor>
 RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE bool merge_walk_pair(const WalkChunk<Weight>& a, Cursor& cursor_a,
                                                               const WalkChunk<Weight>& b, Cursor& cursor_b) {
   using exact::u128;
   namespace d = merge_walk_detail;
   u128 xa[d::kBlock + d::kFast + 1], xb[d::kBlock + d::kFast + 1];
-  bool more_a = true, more_b = true;
-  const d::Lane<Cursor> lane_a{xa, &cursor_a, &more_a}, lane_b{xb, &cursor_b, &more_b};
-  const d::Fixed<Weight> fa = d::fixed_of(a), fb = d::fixed_of(b);
+  bool more_a = true, more_b = true, failed = false;
   std::uint64_t size_a = d::refill(xa, 0, 0, cursor_a, more_a), size_b = d::refill(xb, 0, 0, cursor_b, more_b);
+  const d::Lane<Cursor> lane_a{xa, &cursor_a, &size_a, &more_a}, lane_b{xb, &cursor_b, &size_b, &more_b};
+  const d::Fixed<Weight> f = d::fixed_of(a);
   const u128 *pa = xa, *pb = xb;
   const u128 *limit_a = d::refill_mark(xa, size_a, more_a), *limit_b = d::refill_mark(xb, size_b, more_b);
   u128 cumulative_a = a.start, cumulative_b = b.start;
   std::uint64_t pos_a = a.first, pos_b = b.first;
-  const std::uint64_t length = a.end - a.begin, shift = b.begin - a.begin;
-  bool ok = true;
-  for (std::uint64_t i = a.begin, end = a.begin + length; i < end; ++i) {
-    ok &= d::step<kCopies, kCounts>(i, fa, lane_a, size_a, pa, limit_a, cumulative_a, pos_a);
-    ok &= d::step<kCopies, kCounts>(i + shift, fb, lane_b, size_b, pb, limit_b, cumulative_b, pos_b);
+  const std::uint64_t last_a = a.last, last_b = b.last, shift = b.begin - a.begin;
+  for (std::uint64_t i = a.begin, end = a.end; i < end; ++i) {
+    d::step<kCopies, kCounts>(i, f, last_a, lane_a, pa, limit_a, cumulative_a, pos_a, failed);
+    d::step<kCopies, kCounts>(i + shift, f, last_b, lane_b, pb, limit_b, cumulative_b, pos_b, failed);
   }
-  return ok && pos_a == fa.last && pa == xa + size_a && !more_a && pos_b == fb.last && pb == xb + size_b &&
+  return !failed && pos_a == last_a && pa == xa + size_a && !more_a && pos_b == last_b && pb == xb + size_b &&
          !more_b;
 }
 
