@@ -9,9 +9,10 @@
 // distribution over the communicator, then --repeats times each: the serial selection, the serial
 // expansion into ancestors, and the parallel selection without and with per-particle counts (both
 // keep their buffers over the repeats). The parallel ancestors and counts are checked against the
-// serial ones once per configuration. Rank 0 prints one JSON line per configuration: medians,
-// nanoseconds per local particle, the execution space and its concurrency, the load average, and
-// serial / parallel ratios. Run it with OMP_NUM_THREADS = 1, 2, ... for the thread sweep.
+// serial ones once per configuration. Rank 0 prints one JSON line per configuration: medians and
+// minima in nanoseconds per local particle, the execution space and its concurrency, the load
+// average, and serial / parallel ratios (of the medians). Run it with OMP_NUM_THREADS = 1, 2, ...
+// for the thread sweep.
 #pragma once
 
 #include <mpi.h>

@@ -55,8 +55,8 @@ constexpr std::uint64_t kFast = 3;     // counts up to this take the branch-free
 // kFast + 1 sentinels (above every wheel position) after them. Returns the new size; `more` turns
 // false once the cursor is exhausted.
 template <class Cursor>
-RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE std::uint64_t refill(exact::u128* x, std::uint64_t t, std::uint64_t size, Cursor& cursor,
-                                      bool& more) {
+RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE std::uint64_t refill(exact::u128* x, std::uint64_t t, std::uint64_t size,
+                                                               Cursor& cursor, bool& more) {
   const std::uint64_t keep = size - t;
   for (std::uint64_t k = 0; k < keep; ++k) x[k] = x[t + k];
   size = keep;

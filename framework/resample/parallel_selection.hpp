@@ -433,7 +433,8 @@ struct MpiRankScan {
 template <class ExecutionSpace, class RankScan>
 SelectionShareResult select_offspring_parallel(
     const ExecutionSpace& exec, const ParallelSelectionInputs<typename ExecutionSpace::memory_space>& in,
-    RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws, const ParallelSelectionOptions& options = {}) {
+    RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws,
+    const ParallelSelectionOptions& options = {}) {
   namespace detail = parallel_selection_detail;
   using Workspace = ParallelSelectionWorkspace<ExecutionSpace>;
   const std::uint64_t n = in.fixed_weights.extent(0);
