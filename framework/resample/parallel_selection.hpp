@@ -29,6 +29,10 @@
 //                 offspring scan. The default on devices, and for forest and butterfly.
 // The alias sampler is not an inverse CDF of the points: kernels/alias provides it separately
 // (the hook is marked in select_offspring_parallel).
+//
+// fixed_weights_and_wheel() computes the fixed-point weights from the log-weights together with the
+// chunk totals, their scan and the rank's exact total, in one pass: with options.wheel_scanned the
+// selection then reads the weights once only.
 #pragma once
 
 #include <mpi.h>
@@ -57,6 +61,9 @@ struct ParallelSelectionOptions {
   SelectionPath path = SelectionPath::automatic;  // automatic: merge walk for search on host backends
   std::uint64_t chunk = 0;                        // particles per chunk; 0: the backend's default
   bool counts = false;                            // also fill workspace.counts
+  // The workspace already holds the chunk totals and scan of in.fixed_weights, computed by
+  // fixed_weights_and_wheel with the same chunk size: the selection skips its pass over them.
+  bool wheel_scanned = false;
 };
 
 template <class MemorySpace>
@@ -101,6 +108,12 @@ struct ParallelSelectionWorkspace {
   kernels::RadixForest<u128, ExecutionSpace, std::uint32_t> forest32;
   kernels::RadixForest<u128, ExecutionSpace, std::uint64_t> forest64;
   kernels::host::ButterflyWarpTable<u128> butterfly;  // host backends only
+
+  // Which weights chunk_start holds the scan of, as fixed_weights_and_wheel left it.
+  struct ScannedWheel {
+    const std::uint64_t* weights = nullptr;
+    std::uint64_t particles = 0, chunk = 0;
+  } scanned;
 
   // `view` with room for at least n entries (reallocated, uninitialised, only when too small).
   template <class T>
@@ -168,6 +181,8 @@ struct Run {
   // chunk_start (nchunks + 1 entries) = the exclusive scan of the chunk totals of `weight`.
   template <class Weight>
   void scan_wheel(const Weight* weight) {
+    if (options.wheel_scanned) return;  // fixed_weights_and_wheel did it (checked on entry)
+    ws.scanned = {};                     // overwritten below: no longer that of fixed_weights_and_wheel
     Kokkos::parallel_for("rsmc::select::chunk_totals", over_chunks(),
                          selection_kernels::ChunkTotals<Weight>{weight, ws.chunk_total.data(), chunks});
     scan(ws.chunk_total.data(), ws.chunk_start.data(), "rsmc::select::chunk_scan");
@@ -393,6 +408,7 @@ struct Run {
   template <class RankScan>
   SelectionShareResult residual(RankScan& rank_scan) {
     const std::uint64_t n = chunks.n;
+    ws.scanned = {};  // chunk_start is about to hold the residual wheel
     Workspace::reserve(ws.copies, n, "rsmc::select::copies");
     Workspace::reserve(ws.residual, n, "rsmc::select::residual");
     Kokkos::parallel_for("rsmc::select::residual_split", over_chunks(),
@@ -418,6 +434,29 @@ struct Run {
   }
 };
 
+// Buffers for n particles in chunks of `chunk` (grown only), and the error word; returns the chunk
+// count.
+template <class ExecutionSpace>
+std::uint64_t prepare(ParallelSelectionWorkspace<ExecutionSpace>& ws, std::uint64_t n, std::uint64_t chunk,
+                      bool residual) {
+  using Workspace = ParallelSelectionWorkspace<ExecutionSpace>;
+  const std::uint64_t nchunks = (n + chunk - 1) / chunk;
+  Workspace::reserve(ws.chunk_total, nchunks, "rsmc::select::chunk_total");
+  Workspace::reserve(ws.chunk_start, nchunks + 1, "rsmc::select::chunk_start");
+  Workspace::reserve(ws.position, nchunks + 1, "rsmc::select::position");
+  Workspace::reserve(ws.point_position, nchunks + 1, "rsmc::select::point_position");
+  if (residual) {
+    Workspace::reserve(ws.chunk_copies, nchunks, "rsmc::select::chunk_copies");
+    Workspace::reserve(ws.copies_start, nchunks + 1, "rsmc::select::copies_start");
+  }
+  if (ws.error.data() == nullptr) {
+    ws.error = Kokkos::View<int, typename Workspace::memory_space>("rsmc::select::error");
+    ws.host_u128 = Kokkos::View<exact::u128, Kokkos::HostSpace>("rsmc::select::host_u128");
+    ws.host_u64 = Kokkos::View<std::uint64_t, Kokkos::HostSpace>("rsmc::select::host_u64");
+  }
+  return nchunks;
+}
+
 }  // namespace parallel_selection_detail
 
 // Exact scans over the ranks of comm (residual resampling's floors and residual totals).
@@ -436,27 +475,17 @@ SelectionShareResult select_offspring_parallel(
     RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws,
     const ParallelSelectionOptions& options = {}) {
   namespace detail = parallel_selection_detail;
-  using Workspace = ParallelSelectionWorkspace<ExecutionSpace>;
   const std::uint64_t n = in.fixed_weights.extent(0);
   detail::check_inputs(in.scheme, in.sampler, in.wheel, in.samples, in.seed, n);
   // Alias hook: the alias sampler keeps the scheme's per-rank offspring count (first_id and
   // offspring as computed below) and draws the ancestors from an alias table (kernels/alias);
   // check_inputs rejects it until that is wired in here.
   const std::uint64_t chunk = detail::chunk_size<ExecutionSpace>(options.chunk);
-  const std::uint64_t nchunks = (n + chunk - 1) / chunk;
-  Workspace::reserve(ws.chunk_total, nchunks, "rsmc::select::chunk_total");
-  Workspace::reserve(ws.chunk_start, nchunks + 1, "rsmc::select::chunk_start");
-  Workspace::reserve(ws.position, nchunks + 1, "rsmc::select::position");
-  Workspace::reserve(ws.point_position, nchunks + 1, "rsmc::select::point_position");
-  if (in.scheme == Scheme::residual) {
-    Workspace::reserve(ws.chunk_copies, nchunks, "rsmc::select::chunk_copies");
-    Workspace::reserve(ws.copies_start, nchunks + 1, "rsmc::select::copies_start");
-  }
-  if (ws.error.data() == nullptr) {
-    ws.error = Kokkos::View<int, typename Workspace::memory_space>("rsmc::select::error");
-    ws.host_u128 = Kokkos::View<exact::u128, Kokkos::HostSpace>("rsmc::select::host_u128");
-    ws.host_u64 = Kokkos::View<std::uint64_t, Kokkos::HostSpace>("rsmc::select::host_u64");
-  }
+  if (options.wheel_scanned && !(ws.scanned.weights == in.fixed_weights.data() && ws.scanned.particles == n &&
+                                 ws.scanned.chunk == chunk))
+    throw Error("internal error: the selection was told the wheel is scanned, but fixed_weights_and_wheel ran on "
+                "other weights or another chunk size");
+  const std::uint64_t nchunks = detail::prepare(ws, n, chunk, in.scheme == Scheme::residual);
   Kokkos::deep_copy(exec, ws.error, 0);
   detail::Run<ExecutionSpace> run{exec,
                                   in,
@@ -486,6 +515,41 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
                                                MPI_Comm comm, ParallelSelectionWorkspace<ExecutionSpace>& ws,
                                                const ParallelSelectionOptions& options = {}) {
   return select_offspring_parallel(exec, in, MpiRankScan{comm}, ws, options);
+}
+
+// The fixed-point weights of this rank's particles (base/exact/fixed_weight.hpp) into `fixed`, with
+// their chunk totals and exclusive scan into the workspace, in one pass over the log-weights; returns
+// the rank's exact total (its wheel share's `local`, for the scans over the ranks). A following
+// select_offspring_parallel on `fixed` with the same options and options.wheel_scanned = true skips
+// its own pass over the weights. exp_weight: exp(log_weight - max_log_weight) per particle where the
+// caller has it (same bits, one exp less: exact::fixed_weight_given_exp), or an empty View.
+template <class ExecutionSpace>
+exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
+                                    Kokkos::View<const double*, typename ExecutionSpace::memory_space> log_weight,
+                                    double max_log_weight,
+                                    Kokkos::View<const double*, typename ExecutionSpace::memory_space> exp_weight,
+                                    Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> fixed,
+                                    ParallelSelectionWorkspace<ExecutionSpace>& ws,
+                                    const ParallelSelectionOptions& options = {}) {
+  namespace detail = parallel_selection_detail;
+  const std::uint64_t n = log_weight.extent(0);
+  if (fixed.extent(0) < n || (exp_weight.extent(0) != 0 && exp_weight.extent(0) < n))
+    throw Error("internal error: fixed_weights_and_wheel got buffers shorter than the " + std::to_string(n) +
+                " log-weights");
+  const std::uint64_t chunk = detail::chunk_size<ExecutionSpace>(options.chunk);
+  const std::uint64_t nchunks = detail::prepare(ws, n, chunk, false);
+  const selection_kernels::Chunks chunks{chunk, n};
+  const double* exps = exp_weight.extent(0) != 0 ? exp_weight.data() : nullptr;
+  Kokkos::parallel_for("rsmc::select::fixed_weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks),
+                       selection_kernels::FixedWeightChunks{log_weight.data(), exps, max_log_weight, fixed.data(),
+                                                            ws.chunk_total.data(), chunks});
+  Kokkos::parallel_scan("rsmc::select::chunk_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks + 1),
+                        selection_kernels::ExclusiveScan<exact::u128>{ws.chunk_total.data(), ws.chunk_start.data(),
+                                                                     nchunks});
+  ws.scanned = {fixed.data(), n, chunk};
+  Kokkos::deep_copy(exec, ws.host_u128, Kokkos::subview(ws.chunk_start, nchunks));
+  exec.fence();
+  return ws.host_u128();
 }
 
 }  // namespace rsmc

@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "base/exact/fixed_weight.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/resample/evenly_spaced_points.hpp"
 #include "framework/resample/merge_walk.hpp"
@@ -47,6 +48,28 @@ struct ChunkTotals {
   KOKKOS_INLINE_FUNCTION void operator()(const std::uint64_t c) const {
     u128 sum = 0;
     for (std::uint64_t i = chunks.begin(c); i < chunks.end(c); ++i) sum += weight[i];
+    total[c] = sum;
+  }
+};
+
+// The fixed-point weights of the log-weights (base/exact/fixed_weight.hpp) and their chunk totals,
+// in one pass; exp_weight (optional, else null) holds exp(log_weight - max) where known.
+struct FixedWeightChunks {
+  const double* log_weight;
+  const double* exp_weight;
+  double max_log_weight;
+  std::uint64_t* fixed;
+  u128* total;
+  Chunks chunks;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::uint64_t c) const {
+    u128 sum = 0;
+    for (std::uint64_t i = chunks.begin(c); i < chunks.end(c); ++i) {
+      const std::uint64_t f = exp_weight != nullptr
+                                  ? exact::fixed_weight_given_exp(log_weight[i], max_log_weight, exp_weight[i])
+                                  : exact::fixed_weight(log_weight[i], max_log_weight);
+      fixed[i] = f;
+      sum += f;
+    }
     total[c] = sum;
   }
 };

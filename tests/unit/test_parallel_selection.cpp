@@ -7,17 +7,21 @@
 // simulated from the slices. CTest runs this file at 1, 2 and 3 OpenMP threads
 // (tests/CMakeLists.txt); with a Serial Kokkos the thread count is 1 each time.
 //
-// The pieces are checked against their serial counterparts too: the multinomial cursor and
-// count_below against sorted_multinomial_points (small tree shapes included, which reach the depth
-// cap and its oversized leaves), and the evenly spaced search from any starting guess.
+// fixed_weights_and_wheel gives exact::fixed_weight's bits and the exact rank total, and a selection
+// that reuses its scan gives the reference's. The pieces are checked against their serial
+// counterparts too: the multinomial cursor and count_below against sorted_multinomial_points (small
+// tree shapes included, which reach the depth cap and its oversized leaves), and the evenly spaced
+// search from any starting guess.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/exact/fixed_weight.hpp"
 #include "base/exact/uint128.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/resample/evenly_spaced_points.hpp"
@@ -316,6 +320,56 @@ TEST_CASE("parallel selection rejects bad input with a clear error", "[parallel_
   CHECK_THROWS_WITH(select(), Catch::Contains("2^32"));
   in.samples = 4;
   CHECK(select().offspring == 4);
+}
+
+TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a selection that reuses its scan",
+          "[parallel_selection]") {
+  const std::size_t n = 5000;
+  Kokkos::View<double*, Memory> log_w("log_w", n), exp_w("exp_w", n);
+  auto host_lw = Kokkos::create_mirror_view(log_w), host_e = Kokkos::create_mirror_view(exp_w);
+  std::vector<std::uint64_t> expected(n);
+  u128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = rsmc::rng::Stream(3, rsmc::rng::Purpose::model, 0, i).uniform();
+    host_lw(i) = i % 97 == 0 ? -HUGE_VAL : i == 77 ? 0.0 : 4.0 * std::log(u);
+    host_e(i) = std::exp(host_lw(i));
+    total += expected[i] = rsmc::exact::fixed_weight(host_lw(i), 0.0);
+  }
+  Kokkos::deep_copy(log_w, host_lw);
+  Kokkos::deep_copy(exp_w, host_e);
+  for (const bool given_exp : {false, true}) {
+    Kokkos::View<std::uint64_t*, Memory> fixed("fixed", n);
+    rsmc::ParallelSelectionWorkspace<Exec> ws;
+    rsmc::ParallelSelectionOptions options;
+    options.chunk = 64;
+    const u128 local = rsmc::fixed_weights_and_wheel(Exec(), Kokkos::View<const double*, Memory>(log_w), 0.0,
+                                                     given_exp ? Kokkos::View<const double*, Memory>(exp_w)
+                                                               : Kokkos::View<const double*, Memory>(),
+                                                     fixed, ws, options);
+    auto host_fixed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed);
+    INFO((given_exp ? "exps given" : "exps computed"));
+    CHECK(std::vector<std::uint64_t>(host_fixed.data(), host_fixed.data() + n) == expected);
+    CHECK(local == total);
+    Slice whole;
+    whole.w = expected;
+    whole.wheel = rsmc::WheelShare{0, total, total};
+    const Draw d{n, 4, 9};
+    rsmc::ParallelSelectionInputs<Memory> in{fixed, whole.wheel, n, d.seed, d.step, Scheme::systematic,
+                                             LocalSampler::search};
+    options.counts = true;
+    options.wheel_scanned = true;
+    for (const Scheme scheme : {Scheme::systematic, Scheme::multinomial}) {
+      in.scheme = scheme;
+      const RankSelection reference = serial(scheme, whole, d);
+      const rsmc::SelectionShareResult share = rsmc::select_offspring_parallel(Exec(), in, MPI_COMM_SELF, ws, options);
+      auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ws.counts);
+      CHECK(share.offspring == n);
+      CHECK(std::vector<std::uint64_t>(counts.data(), counts.data() + n) == reference.counts);
+    }
+    options.chunk = 128;  // not the chunk size the scan was made with
+    CHECK_THROWS_WITH(rsmc::select_offspring_parallel(Exec(), in, MPI_COMM_SELF, ws, options),
+                      Catch::Contains("wheel is scanned"));
+  }
 }
 
 TEST_CASE("multinomial cursor and count_below reproduce sorted_multinomial_points", "[parallel_selection]") {
