@@ -17,6 +17,7 @@
 #include "bench/kernels_bench.hpp"
 #include "bench/memory_bench.hpp"
 #include "bench/resample_bench.hpp"
+#include "bench/select_bench.hpp"
 #include "bench/sim_scale.hpp"
 #include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
@@ -70,6 +71,9 @@ int run(int argc, char** argv, MPI_Comm comm) {
   const std::vector<Subcommand> benches = {
       add_bench<rsmc::bench::ResampleBench>(
           *bench_app, "resample", "Time the resampler implementations against a memcpy of the same state bytes"),
+      add_bench<rsmc::bench::SelectBench>(
+          *bench_app, "select",
+          "Time the data-parallel selection against the serial select_offspring on the same weights"),
       add_bench<rsmc::bench::KernelsBench>(
           *bench_app, "kernels",
           "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
