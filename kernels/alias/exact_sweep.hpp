@@ -25,9 +25,8 @@
 //     sampling", 2019);
 //   - the weights themselves, read only for items of the sweep. PSA+ leaves at most one item per
 //     greedy section with a residual instead of its weight (`partial_*`).
-// A section of the sweep streams its lights and heavies out of the masks into small buffers
-// (MaskStream), so the merge loop itself does no scanning and no unpredictable branching: every step
-// computes both candidate rows and selects one (sweep_step).
+// A section's sweep finds its next light and next heavy by scanning the masks (or, in PSA+'s greedy
+// pass, the weights themselves) like the sequential sweep of Huebschle-Schneider and Sanders.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +41,6 @@ using Row = AliasRow<std::uint64_t>;
 // the matching items). A multiple of 64.
 constexpr std::uint64_t kBlockItems = 1024;
 constexpr std::uint64_t kWordsPerBlock = kBlockItems / 64;
-// Items a stream buffers ahead of the merge loop.
-constexpr int kStreamItems = 16;
 
 RSMC_HOST_DEVICE int lowest_bit(std::uint64_t x) {  // x != 0
 #if defined(__CUDA_ARCH__)
@@ -223,96 +220,82 @@ RSMC_HOST_DEVICE std::uint64_t boundary(std::uint64_t k, std::uint64_t merged, s
     return static_cast<std::uint64_t>(static_cast<u128>(k) * merged / sections);
 }
 
-// ---- streams and the merge step ----------------------------------------------------------------
+// ---- the sweep ------------------------------------------------------------------------------------
 
-// The positions and values of the items of one mask in [cursor, end), in increasing position,
-// kStreamItems at a time. Exhausted: pos() is 0 and value() 0 (read but never used).
-class MaskStream {
-  public:
-    RSMC_HOST_DEVICE MaskStream(const std::uint64_t* mask, std::uint64_t from, std::uint64_t end)
-        : mask_(mask), cursor_(from), end_(end) {
-        pos_[0] = 0;
-        value_[0] = 0;
+// The first set bit of `mask` at a position in [p, end), or end.
+RSMC_HOST_DEVICE std::uint64_t next_set(const std::uint64_t* mask, std::uint64_t p, std::uint64_t end) {
+    if (p >= end) return end;
+    std::uint64_t word = p / 64;
+    std::uint64_t bits = mask[word] & (~std::uint64_t{0} << (p % 64));
+    const std::uint64_t last = (end - 1) / 64;
+    while (bits == 0) {
+        if (++word > last) return end;
+        bits = mask[word];
     }
-    // True if an item is available (refills the buffer when it has been used up).
-    RSMC_HOST_DEVICE bool ready(const Items& it) {
-        if (head_ == count_) refill(it);
-        return head_ < count_;
-    }
-    RSMC_HOST_DEVICE std::uint64_t pos() const { return pos_[head_]; }
-    RSMC_HOST_DEVICE u128 value() const { return value_[head_]; }
-    RSMC_HOST_DEVICE void advance(bool used) { head_ += used ? 1 : 0; }
-
-  private:
-    RSMC_HOST_DEVICE void refill(const Items& it) {
-        count_ = 0;
-        head_ = 0;
-        while (count_ < kStreamItems && cursor_ < end_) {
-            const std::uint64_t word = cursor_ / 64;
-            std::uint64_t bits = mask_[word] & (~std::uint64_t{0} << (cursor_ % 64));
-            cursor_ = (word + 1) * 64;  // unless the buffer fills up inside this word
-            for (; bits != 0; bits &= bits - 1) {
-                const std::uint64_t p = word * 64 + lowest_bit(bits);
-                if (p >= end_) {
-                    cursor_ = end_;
-                    break;
-                }
-                if (count_ == kStreamItems) {
-                    cursor_ = p;
-                    break;
-                }
-                pos_[count_] = p;
-                value_[count_] = it.value(p);
-                ++count_;
-            }
-        }
-        if (count_ == 0) {
-            pos_[0] = 0;
-            value_[0] = 0;
-        }
-    }
-
-    const std::uint64_t* mask_;
-    std::uint64_t cursor_, end_;
-    int count_ = 0, head_ = 0;
-    std::uint64_t pos_[kStreamItems];
-    u128 value_[kStreamItems];
-};
-
-// One step of the sweep with heavy h current (residual r), light x (scaled weight vx) next if
-// `light_ready`, and heavy nh (vn) after h: fills light x from h if r > cap, else finishes h. Both
-// candidate rows are computed and one is selected, so the step has no data-dependent branch. Returns
-// whether the light was taken.
-RSMC_HOST_DEVICE bool sweep_step(u128 cap, Row* rows, bool light_ready, std::uint64_t x, u128 vx, std::uint64_t& h,
-                                 u128& r, std::uint64_t nh, u128 vn) {
-    const bool take = light_ready && r > cap;
-    const Row row = take ? Row::make(vx, h) : Row::make(r, r == cap ? h : nh);
-    rows[take ? x : h] = row;
-    const u128 r_light = r - (cap - vx), r_heavy = vn - (cap - r);
-    r = take ? r_light : r_heavy;
-    h = take ? h : nh;
-    return take;
+    const std::uint64_t q = word * 64 + lowest_bit(bits);
+    return q < end ? q : end;
 }
 
-// PSA: `steps` merge steps from the state (i0 lights, j0 heavies) on the merge path of the whole
-// sweep (i0 + j0 and i0 + j0 + steps are section boundaries, i0 a co-rank). Writes one row per step.
+// Where a sweep finds its items: in the masks, within [.., end) (PSA's sweep: every item, or PSA+'s
+// leftovers; a greedy section: its own items, classified first).
+struct MaskSource {
+    const Items* it;
+    std::uint64_t end;
+    RSMC_HOST_DEVICE std::uint64_t light_from(std::uint64_t p) const { return next_set(it->light_mask, p, end); }
+    RSMC_HOST_DEVICE std::uint64_t heavy_from(std::uint64_t p) const { return next_set(it->heavy_mask, p, end); }
+    RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return it->value(p); }
+};
+
+// The state of a sweep: the next light's position (src.end if none), the current heavy and its
+// residual.
+struct SweepState {
+    std::uint64_t light;
+    std::uint64_t heavy;
+    u128 r;
+};
+
+// Vose's sweep from state s: fills lights from the current heavy while its residual exceeds a bucket
+// (and a light is left), then finishes the heavy (threshold r; alias itself if r = cap, else the next
+// heavy, which becomes current with residual r + its value - cap), and so on. Greedy (PSA+'s sections)
+// stops when the heavy needs a light and none is left, or is done (r < cap) and no heavy is left: then
+// s describes what is left. Otherwise (PSA's sections) it writes exactly `steps` rows. The loops follow
+// runs of lights (most items for skewed weights), where their branches are predictable.
+template <bool Greedy, class Source>
+RSMC_HOST_DEVICE SweepState sweep(const Source& src, u128 cap, Row* rows, SweepState s, std::uint64_t steps) {
+    std::uint64_t i = s.light, h = s.heavy;
+    u128 r = s.r;
+    for (;;) {
+        while (r > cap && i < src.end) {
+            if (!Greedy && steps == 0) return SweepState{i, h, r};
+            const u128 v = src.value(i);
+            rows[i] = Row::make(v, h);
+            r = r - (cap - v);
+            i = src.light_from(i + 1);
+            --steps;
+        }
+        if ((!Greedy && steps == 0) || r > cap) return SweepState{i, h, r};  // Greedy: out of lights
+        const std::uint64_t next = src.heavy_from(h + 1);
+        if (next == src.end) {  // no heavy left: PSA's last heavy (r = cap), or a greedy section's end
+            if (r == cap) rows[h] = Row::make(r, h);
+            return SweepState{i, r == cap ? src.end : h, r};
+        }
+        rows[h] = Row::make(r, r == cap ? h : next);
+        r = r + src.value(next) - cap;  // r <= cap <= value: no wrap
+        h = next;
+        --steps;
+    }
+}
+
+// PSA: `steps` rows from the state (i0 lights, j0 heavies) on the merge path of the whole sweep (i0 +
+// j0 and i0 + j0 + steps are section boundaries, i0 a co-rank).
 RSMC_HOST_DEVICE void sweep_section(const Items& it, const Prefix& pre, Row* rows, std::uint64_t i0, std::uint64_t j0,
                                     std::uint64_t steps) {
     if (steps == 0) return;
     const Located light = locate(it, pre, true, i0);
-    const Located heavy = locate(it, pre, false, j0);  // j0 < heavies: a state with steps left has a current heavy
-    MaskStream lights(it.light_mask, light.pos, it.n);
-    MaskStream heavies(it.heavy_mask, heavy.pos + 1, it.n);
-    std::uint64_t h = heavy.pos;
-    u128 r = it.value(h) - (light.before - heavy.before);  // D(i0) >= E(j0) on the merge path
-    for (std::uint64_t s = 0; s < steps; ++s) {
-        const bool light_ready = lights.ready(it);
-        heavies.ready(it);
-        const bool took =
-            sweep_step(it.cap, rows, light_ready, lights.pos(), lights.value(), h, r, heavies.pos(), heavies.value());
-        lights.advance(took);
-        heavies.advance(!took);
-    }
+    const Located heavy = locate(it, pre, false, j0);
+    if (heavy.pos >= it.n) return;  // exact arithmetic: a state with steps left has a current heavy
+    const u128 r = it.value(heavy.pos) - (light.before - heavy.before);  // D(i0) >= E(j0) on the merge path
+    sweep<false>(MaskSource{&it, it.n}, it.cap, rows, SweepState{light.pos, heavy.pos, r}, steps);
 }
 
 // ---- PSA+: the greedy sweep of one section -----------------------------------------------------
@@ -326,7 +309,7 @@ struct Leftovers {
     u128 partial_value;
 };
 
-// Classifies the items of [first, end) into the masks (first and end multiples of 64, or end = n).
+// Classifies the items of [first, end) into the masks (first a multiple of 64; end too, or n).
 RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64_t end) {
     for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
         const std::uint64_t base = word * 64;
@@ -340,34 +323,19 @@ RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64
 }
 
 // Vose's sweep restricted to the items of [first, end) (Huebschle-Schneider and Sanders' PSA+ greedy
-// step, over a fixed section so that the result does not depend on the threads): classifies them into
-// the masks, fills rows until the section runs out of lights (while the current heavy still holds more
-// than a bucket) or of heavies (when the current heavy is done), and returns what is left. Every row it
-// writes is final and exact; the leftovers carry exactly (their count) x W of weight.
+// step, over a fixed section so that the result does not depend on the threads): fills rows until the
+// section runs out of lights (while the current heavy still holds more than a bucket) or of heavies
+// (when the current heavy is done), and returns what is left. Every row it writes is final and exact;
+// the leftovers carry exactly (their count) x W of weight.
 RSMC_HOST_DEVICE Leftovers greedy_sweep(const Items& it, Row* rows, std::uint64_t first, std::uint64_t end) {
     classify(it, first, end);
-    MaskStream lights(it.light_mask, first, end);
-    MaskStream heavies(it.heavy_mask, first, end);
-    if (!heavies.ready(it)) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
-    std::uint64_t h = heavies.pos();
-    u128 r = heavies.value();
-    heavies.advance(true);
-    for (;;) {
-        const bool light_ready = lights.ready(it);
-        const bool heavy_ready = heavies.ready(it);
-        if (r > it.cap ? !light_ready : !heavy_ready) break;
-        const bool took =
-            sweep_step(it.cap, rows, light_ready, lights.pos(), lights.value(), h, r, heavies.pos(), heavies.value());
-        lights.advance(took);
-        heavies.advance(!took);
-    }
-    if (r > it.cap) return Leftovers{h, false, h, r};  // out of lights: heavy h (residual r) and the later heavies
-    const std::uint64_t next_light = lights.ready(it) ? lights.pos() : end;
-    if (r == it.cap) {  // h is exactly done
-        rows[h] = Row::make(r, h);
-        return Leftovers{next_light, true, it.n, 0};
-    }
-    return Leftovers{next_light, true, h, r};  // out of heavies: h's residual is a light
+    const MaskSource src{&it, end};
+    const std::uint64_t h = src.heavy_from(first);
+    if (h == end) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
+    const SweepState s = sweep<true>(src, it.cap, rows, SweepState{src.light_from(first), h, it.scaled(h)}, 0);
+    if (s.r > it.cap) return Leftovers{s.heavy, false, s.heavy, s.r};  // out of lights: the heavy and later heavies
+    if (s.heavy == end) return Leftovers{s.light, true, it.n, 0};       // the last heavy is exactly done
+    return Leftovers{s.light, true, s.heavy, s.r};                      // out of heavies: a light residual
 }
 
 // Rewrites the masks of [first, end) to the leftovers of its greedy sweep: the items of the left kind
