@@ -233,6 +233,8 @@ struct Phase {
   std::uint64_t table_bytes = 0;
   int inner = 1;
   const char* rng = nullptr;  // the generator inside the timed sample loop
+  std::vector<double> given_total_seconds;  // alias-psa(-plus): the build with the total passed in
+  std::string table_hash;                   // alias builds: FNV-1a of the rows (equal tables, equal hashes)
 };
 
 // Calls per timing: enough that one timing covers about 2^17 items.
@@ -465,6 +467,24 @@ class Bench {
     return {build, sample};
   }
 
+  // 64-bit FNV-1a over every row's threshold (low 64 and high 32 bits) and alias: PSA's hash equals
+  // Vose's, and every builder's is the same for any --threads count.
+  static std::string rows_hash(const AliasTable& table) {
+    std::uint64_t h = 1469598103934665603ULL;
+    const auto mix = [&h](std::uint64_t x, int bytes) {
+      for (int b = 0; b < bytes; ++b) h = (h ^ ((x >> (8 * b)) & 0xff)) * 1099511628211ULL;
+    };
+    for (std::uint64_t i = 0; i < table.size(); ++i) {
+      const auto& row = table.rows(i);
+      mix(static_cast<std::uint64_t>(row.threshold()), 8);
+      mix(static_cast<std::uint64_t>(row.threshold() >> 64), 4);
+      mix(row.alias(), 4);
+    }
+    char text[20];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+  }
+
   // Vose: table and workspace reused. PSA, PSA+: the storage is sized by an untimed first build and
   // reused, as the engine does; the total is computed inside the timed build.
   std::vector<Phase> alias_build(Kernel kernel, int threads) {
@@ -479,13 +499,23 @@ class Bench {
       options.method =
           kernel == Kernel::alias_psa ? kernels::alias::AliasMethod::psa : kernels::alias::AliasMethod::psa_plus;
       kernels::alias::AliasStorage<HostSpace> storage;
-      kernels::alias::build_alias(exec, w64_, storage, options);
+      const exact::u128 total = kernels::alias::alias_total(exec, w64_, storage);
+      kernels::alias::build_alias(exec, w64_, total, storage, options);
       measure(build, [&] {
         table = kernels::alias::build_alias(exec, w64_, storage, options);
         exec.fence();
       });
+      Phase given = build;  // the engine knows its total: the same build without that pass
+      given.seconds.clear();
+      given.copy_seconds.clear();
+      measure(given, [&] {
+        kernels::alias::build_alias(exec, w64_, total, storage, options);
+        exec.fence();
+      });
+      build.given_total_seconds = given.seconds;
     }
     check_alias_table(kernel, table);
+    build.table_hash = rows_hash(table);
     return {build};
   }
 
@@ -558,6 +588,16 @@ void print_skipped(Kernel kernel, const std::string& head, const std::string& co
   std::fflush(stdout);
 }
 
+// alias-psa(-plus) builds: the same build with the total passed in, as the engine calls it.
+std::string given_total_fields(const Phase& p) {
+  if (p.given_total_seconds.empty()) return "";
+  const double med = median(p.given_total_seconds);
+  const double fastest = *std::min_element(p.given_total_seconds.begin(), p.given_total_seconds.end());
+  return ",\"given_total_items_per_s\":" + json_number(static_cast<double>(p.items) / med) +
+         ",\"given_total_seconds_median\":" + json_number(med) +
+         ",\"given_total_seconds_min\":" + json_number(fastest);
+}
+
 // The measured fields of one phase.
 std::string phase_fields(const Phase& p) {
   const bool build = p.phase[0] == 'b';
@@ -570,7 +610,8 @@ std::string phase_fields(const Phase& p) {
          ",\"table_bytes\":" + std::to_string(p.table_bytes) + ",\"copy_bytes\":" + std::to_string(p.copy_bytes) +
          ",\"copy_seconds_median\":" + json_number(copy_med) +
          ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
-         ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL);
+         ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
+         given_total_fields(p) + (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
 }
 
 // wrs's figure for (weights, threads), if there is one, and the ratios of this build's rate to it

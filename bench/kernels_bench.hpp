@@ -21,7 +21,8 @@
 //                    (W x n cells of 8 bytes); sample: its warp search, 32 points per round
 //   alias-vose       build: build_vose (sequential; table and workspace reused)
 //   alias-psa        build: build_alias, PSA (Kokkos on a host execution space instance of --threads
-//                    threads; storage reused across builds, the total computed inside)
+//                    threads; storage reused across builds, the total computed inside; timed again
+//                    with the total passed in, as the engine calls it: "given_total_*" fields)
 //   alias-psa-plus   build: build_alias, PSA+ (likewise; 2^16-item greedy sections)
 //   alias-baseline   sample: sample_draws on the Vose table (one Philox block per draw, RNG included)
 //   alias-sectioned  sample: sample_draws_sectioned (4096-row sections)

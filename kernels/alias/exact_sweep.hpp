@@ -222,7 +222,9 @@ RSMC_HOST_DEVICE std::uint64_t boundary(std::uint64_t k, std::uint64_t merged, s
 
 // ---- the sweep ------------------------------------------------------------------------------------
 
-// The first set bit of `mask` at a position in [p, end), or end.
+// The first set bit of `mask` at a position in [p, end), or end. The words it reads are those of
+// [p, end) only; no bit at or past `end` may be set in them (end is a multiple of 64, or n, past which
+// the masks are zero).
 RSMC_HOST_DEVICE std::uint64_t next_set(const std::uint64_t* mask, std::uint64_t p, std::uint64_t end) {
     if (p >= end) return end;
     std::uint64_t word = p / 64;
@@ -232,18 +234,18 @@ RSMC_HOST_DEVICE std::uint64_t next_set(const std::uint64_t* mask, std::uint64_t
         if (++word > last) return end;
         bits = mask[word];
     }
-    const std::uint64_t q = word * 64 + lowest_bit(bits);
-    return q < end ? q : end;
+    return word * 64 + lowest_bit(bits);
 }
 
 // Where a sweep finds its items: in the masks, within [.., end) (PSA's sweep: every item, or PSA+'s
-// leftovers; a greedy section: its own items, classified first).
+// leftovers, whose residuals Partials reads; a greedy section: its own items, classified first).
+template <bool Partials>
 struct MaskSource {
     const Items* it;
     std::uint64_t end;
     RSMC_HOST_DEVICE std::uint64_t light_from(std::uint64_t p) const { return next_set(it->light_mask, p, end); }
     RSMC_HOST_DEVICE std::uint64_t heavy_from(std::uint64_t p) const { return next_set(it->heavy_mask, p, end); }
-    RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return it->value(p); }
+    RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return Partials ? it->value(p) : it->scaled(p); }
 };
 
 // The state of a sweep: the next light's position (src.end if none), the current heavy and its
@@ -295,7 +297,11 @@ RSMC_HOST_DEVICE void sweep_section(const Items& it, const Prefix& pre, Row* row
     const Located heavy = locate(it, pre, false, j0);
     if (heavy.pos >= it.n) return;  // exact arithmetic: a state with steps left has a current heavy
     const u128 r = it.value(heavy.pos) - (light.before - heavy.before);  // D(i0) >= E(j0) on the merge path
-    sweep<false>(MaskSource{&it, it.n}, it.cap, rows, SweepState{light.pos, heavy.pos, r}, steps);
+    const SweepState start{light.pos, heavy.pos, r};
+    if (it.partial_pos != nullptr)
+        sweep<false>(MaskSource<true>{&it, it.n}, it.cap, rows, start, steps);
+    else
+        sweep<false>(MaskSource<false>{&it, it.n}, it.cap, rows, start, steps);
 }
 
 // ---- PSA+: the greedy sweep of one section -----------------------------------------------------
@@ -309,13 +315,24 @@ struct Leftovers {
     u128 partial_value;
 };
 
+// Bit q set where w[q] < bound, for q < len (a fixed 64 in the first form, so that it unrolls).
+RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound) {
+    std::uint64_t bits = 0;
+    for (int q = 0; q < 64; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
+    return bits;
+}
+RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound, std::uint64_t len) {
+    std::uint64_t bits = 0;
+    for (std::uint64_t q = 0; q < len; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
+    return bits;
+}
+
 // Classifies the items of [first, end) into the masks (first a multiple of 64; end too, or n).
 RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64_t end) {
     for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
         const std::uint64_t base = word * 64;
         const std::uint64_t len = end - base < 64 ? end - base : 64;
-        std::uint64_t bits = 0;
-        for (std::uint64_t q = 0; q < len; ++q) bits |= (it.w[base + q] < it.bound ? std::uint64_t{1} : 0) << q;
+        const std::uint64_t bits = len == 64 ? light_bits(it.w + base, it.bound) : light_bits(it.w + base, it.bound, len);
         const std::uint64_t valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
         it.light_mask[word] = bits;
         it.heavy_mask[word] = ~bits & valid;
@@ -329,7 +346,7 @@ RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64
 // the leftovers carry exactly (their count) x W of weight.
 RSMC_HOST_DEVICE Leftovers greedy_sweep(const Items& it, Row* rows, std::uint64_t first, std::uint64_t end) {
     classify(it, first, end);
-    const MaskSource src{&it, end};
+    const MaskSource<false> src{&it, end};
     const std::uint64_t h = src.heavy_from(first);
     if (h == end) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
     const SweepState s = sweep<true>(src, it.cap, rows, SweepState{src.light_from(first), h, it.scaled(h)}, 0);

@@ -8,10 +8,10 @@
 //  1. the total W (given by the caller, or an exact sum: 32-bit halves per block, then a scan);
 //  2. per block of sweep::kBlockItems items: a light and a heavy bit per item, and the block's counts
 //     and sums of deficits and excesses; exclusive prefix sums over the blocks (three scans);
-//  3. SPLIT: `sections` sections of equal merged length; the co-rank of every boundary by binary
-//     search, each probe located through the block prefix sums and one block's bits;
-//  4. SWEEP: one thread per section runs Vose's sweep from its split state to the next, streaming its
-//     lights and heavies out of the bit masks.
+//  3. SPLIT: `sections` sections of equal merged length; the co-rank of a section's first boundary by
+//     binary search, each probe located through the block prefix sums and one block's bits;
+//  4. SWEEP: the same thread runs Vose's sweep from that state for the section's length, finding its
+//     lights and heavies in the bit masks.
 // All arithmetic is exact (128 bits), so the table is Vose's (build_vose) bit for bit, whatever the
 // section count, the thread count or the backend.
 //
@@ -79,7 +79,6 @@ struct AliasStorage {
     view<u128> deficit, excess;                  // likewise
     view<std::uint64_t> partial_pos;             // PSA+: per greedy section
     view<u128> partial_value;
-    view<std::uint64_t> coranks;                 // per section boundary
     view<u128> totals;                           // lights, heavies, deficit, excess of the whole sweep
     typename view<u128>::HostMirror totals_host;
     std::uint64_t capacity = 0;                  // items the views hold
@@ -126,7 +125,7 @@ std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t
 
 // Sizes every view for n items (and the sections the options can ask for).
 template <class Space>
-void reserve(AliasStorage<Space>& st, std::uint64_t n, const PsaOptions& o, std::uint64_t sections) {
+void reserve(AliasStorage<Space>& st, std::uint64_t n, const PsaOptions& o) {
     if (st.capacity < n) {
         const std::uint64_t cap = n + n / 8;  // a little slack: sizes that vary by a few items do not reallocate
         grow(st.rows, cap, "rsmc::alias rows");
@@ -142,7 +141,6 @@ void reserve(AliasStorage<Space>& st, std::uint64_t n, const PsaOptions& o, std:
         grow(st.partial_pos, g, "rsmc::alias partial positions");
         grow(st.partial_value, g, "rsmc::alias partial values");
     }
-    grow(st.coranks, sections + 1, "rsmc::alias coranks");
     if (st.totals.extent(0) < 4) {
         grow(st.totals, 4, "rsmc::alias totals");
         st.totals_host = Kokkos::create_mirror_view(st.totals);
@@ -206,6 +204,53 @@ void exclusive_scan(const Exec& exec, const Kokkos::View<T*, Space>& v, std::uin
         });
 }
 
+// totals(0..3) = the sweep's lights, heavies, deficit and excess, from the prefix entries of `blocks`.
+template <class TotalsView>
+KOKKOS_INLINE_FUNCTION void write_totals(const TotalsView& totals, std::uint64_t counts, u128 deficit, u128 excess) {
+    totals(0) = counts >> 32;
+    totals(1) = counts & 0xffffffffu;
+    totals(2) = deficit;
+    totals(3) = excess;
+}
+
+// The block sums become their exclusive prefix sums (entry `blocks`: the totals), and totals(0..3) the
+// sweep's lights, heavies, deficit and excess. Host backends: one thread in one kernel (a few
+// thousand blocks: cheaper than three parallel scans and their barriers); devices: three scans.
+template <class Exec, class Space>
+void block_prefix(const Exec& exec, const AliasStorage<Space>& st, std::uint64_t blocks) {
+    const auto counts = st.counts;
+    const auto deficit = st.deficit;
+    const auto excess = st.excess;
+    const auto totals = st.totals;
+    // Two kernels chosen here, not an `if constexpr` inside one lambda (nvcc: no first capture there).
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+        Kokkos::parallel_for(
+            "rsmc::alias block prefix", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
+                std::uint64_t c = 0;
+                u128 d = 0, e = 0;
+                for (std::uint64_t b = 0; b <= blocks; ++b) {
+                    const std::uint64_t cb = counts(b);
+                    const u128 db = deficit(b), eb = excess(b);
+                    counts(b) = c;
+                    deficit(b) = d;
+                    excess(b) = e;
+                    c += cb;
+                    d += db;
+                    e += eb;
+                }
+                write_totals(totals, counts(blocks), deficit(blocks), excess(blocks));
+            });
+    } else {
+        exclusive_scan(exec, counts, blocks, "rsmc::alias count prefix");
+        exclusive_scan(exec, deficit, blocks, "rsmc::alias deficit prefix");
+        exclusive_scan(exec, excess, blocks, "rsmc::alias excess prefix");
+        Kokkos::parallel_for(
+            "rsmc::alias totals", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
+                write_totals(totals, counts(blocks), deficit(blocks), excess(blocks));
+            });
+    }
+}
+
 // Writes block b's sums (b == blocks: zeros, the slot of the totals).
 template <class Space>
 struct BlockSink {
@@ -259,22 +304,12 @@ void greedy(const Exec& exec, const sweep::Items& it, const sweep::Items& left_i
 
 // Steps 3 and 4 of PSA on the masks and block sums as they stand (PSA: every item; PSA+: the
 // leftovers). Returns the sweep's light and heavy counts and its section count; throws if the total
-// was not the weights' sum (the deficits and excesses must then differ).
+// was not the weights' sum (the deficits and excesses must then differ). Each section finds its own
+// two co-ranks (the split) and sweeps between them: one kernel.
 template <class Exec, class Space>
 PsaStats split_and_sweep(const Exec& exec, const sweep::Items& it, AliasStorage<Space>& st, const PsaOptions& o) {
     const std::uint64_t blocks = blocks_of(it.n);
-    exclusive_scan(exec, st.counts, blocks, "rsmc::alias count prefix");
-    exclusive_scan(exec, st.deficit, blocks, "rsmc::alias deficit prefix");
-    exclusive_scan(exec, st.excess, blocks, "rsmc::alias excess prefix");
-    const sweep::Prefix pre = prefix_of(st, blocks);
-    const auto totals = st.totals;
-    Kokkos::parallel_for(
-        "rsmc::alias totals", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
-            totals(0) = pre.lights();
-            totals(1) = pre.heavies();
-            totals(2) = pre.deficit[pre.blocks];
-            totals(3) = pre.excess[pre.blocks];
-        });
+    block_prefix(exec, st, blocks);
     Kokkos::deep_copy(exec, st.totals_host, st.totals);
     exec.fence();
     if (st.totals_host(2) != st.totals_host(3))
@@ -286,18 +321,14 @@ PsaStats split_and_sweep(const Exec& exec, const sweep::Items& it, AliasStorage<
     const std::uint64_t sections = section_count(exec, o, merged);
     stats.sections = sections;
     if (merged == 0) return stats;
-    grow(st.coranks, sections + 1, "rsmc::alias coranks");
-    const auto coranks = st.coranks;
-    Kokkos::parallel_for(
-        "rsmc::alias split", Range<Exec>(exec, 0, sections + 1), KOKKOS_LAMBDA(std::uint64_t k) {
-            coranks(k) = sweep::corank(it, pre, sweep::boundary(k, merged, sections));
-        });
+    const sweep::Prefix pre = prefix_of(st, blocks);
     AliasRow<std::uint64_t>* rows = st.rows.data();
     Kokkos::parallel_for(
         "rsmc::alias sweep", Range<Exec>(exec, 0, sections), KOKKOS_LAMBDA(std::uint64_t k) {
             const std::uint64_t m0 = sweep::boundary(k, merged, sections);
             const std::uint64_t m1 = sweep::boundary(k + 1, merged, sections);
-            sweep::sweep_section(it, pre, rows, coranks(k), m0 - coranks(k), m1 - m0);
+            const std::uint64_t i0 = sweep::corank(it, pre, m0);
+            sweep::sweep_section(it, pre, rows, i0, m0 - i0, m1 - m0);
         });
     return stats;
 }
@@ -318,7 +349,7 @@ u128 alias_total(const Exec& exec, const WeightView& weights, AliasStorage<Space
     psa_detail::check_weight_view<WeightView>();
     const std::uint64_t n = weights.extent(0);
     check_alias_size(n, true);
-    psa_detail::reserve(storage, n, PsaOptions{}, 0);
+    psa_detail::reserve(storage, n, PsaOptions{});
     return psa_detail::total(exec, weights.data(), n, storage);
 }
 
@@ -337,7 +368,7 @@ AliasTable<std::uint64_t, Space> build_alias(const Exec& exec, const WeightView&
     const std::uint64_t n = weights.extent(0);
     check_alias_size(n, true);
     alias_totals_from_sum(total, n, 0);  // throws on a zero total
-    psa_detail::reserve(storage, n, options, options.sections);
+    psa_detail::reserve(storage, n, options);
     const sweep::Items it = psa_detail::items_of(weights.data(), n, total, storage);
     sweep::Items rest = it;  // the items of the final sweep: PSA+'s leftovers read their residuals
     if (options.method == AliasMethod::psa) {
