@@ -65,6 +65,21 @@ for r in lines:
     assert (r["samples"] is None) == (r["phase"] == "build"), r
 PY
 
+# --threads: the Kokkos alias kernels once per count (1 here: every build can run it), the sequential
+# ones once; a count of 0 is a one-line error naming --threads.
+rsmc_np 1 bench kernels --sizes 1000 --weights uniform --kernels alias-vose,alias-psa,alias-psa-plus,alias-baseline \
+  --threads 1 --repeats 1 >"$WORK/threads.jsonl" || fail "bench kernels --threads 1"
+python3 - "$WORK/threads.jsonl" <<'PY' || fail "bench kernels --threads: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted((r["kernel"], r["threads"]) for r in lines) == [
+    ("alias-baseline", 1), ("alias-psa", 1), ("alias-psa-plus", 1), ("alias-vose", 1)], lines
+PY
+code=0
+rsmc_np 1 bench kernels --sizes 1000 --threads 0 >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+[ "$code" -ne 0 ] && output_has "threads" grep '^rsmc: error:' "$WORK/stderr" ||
+  fail "bench kernels --threads 0: expected one error line naming --threads"
+
 # `rsmc bench checkpoint` on 2 ranks: one write and one read line per (N, doubles), files cleaned up.
 mkdir -p "$WORK/ckbench"
 rsmc_np 2 bench checkpoint --particles 1000,333 --doubles 1,3 --repeats 1 --dir "$WORK/ckbench" \
