@@ -8,15 +8,16 @@
 //   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
 // Random draws are keyed by global particle id and step, and every sum is exact (ExactSum), so
-// every number the filter reports is bitwise identical for any number of ranks.
+// every number the filter reports is bitwise identical for any number of ranks. The data-parallel
+// kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI.
 #pragma once
 
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
+#include "framework/engine/step_kernels.hpp"
 #include "framework/engine/step_observer.hpp"
 #include "base/exact/exact_reduce.hpp"
 #include "framework/parallel/exact_sum_mpi.hpp"
@@ -64,14 +66,7 @@ class BootstrapFilter {
 
   // Draws x_0 ~ initial for every particle; all weights equal.
   void initialise() {
-    auto state = store_.state;
-    const Model model = model_;
-    const std::uint64_t first = store_.first_id, seed = options_.seed;
-    Kokkos::parallel_for(
-        "rsmc::initialise", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
-          rng::Stream stream(seed, rng::Purpose::initialise, 0, first + i);
-          model.initial(particle_state(state, i), stream);
-        });
+    step_kernels::initialise_states<ExecutionSpace>(model_, store_.state, store_.first_id, options_.seed);
     Kokkos::deep_copy(store_.log_weight, 0.0);
     log_total_weight_ = std::log(static_cast<double>(dist_.size()));
   }
@@ -243,16 +238,8 @@ class BootstrapFilter {
   }
 
   void propagate(int t) {
-    auto from = store_.state;
-    auto to = store_.scratch;
-    const Model model = model_;
-    const std::uint64_t first = store_.first_id, seed = options_.seed;
-    const auto step = static_cast<std::uint32_t>(t);
-    Kokkos::parallel_for(
-        "rsmc::propagate", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
-          rng::Stream stream(seed, rng::Purpose::propagate, step, first + i);
-          model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
-        });
+    step_kernels::propagate_states<ExecutionSpace>(model_, store_.state, store_.scratch, t, store_.first_id,
+                                                   options_.seed);
     store_.swap_state();
   }
 
@@ -268,24 +255,11 @@ class BootstrapFilter {
     for (int j = 0; j < m; ++j) y_mirror(j) = y_host[j];
     Kokkos::deep_copy(y, y_mirror);
 
-    auto state = store_.state;
-    auto log_weight = store_.log_weight;
-    auto next_log_weight = store_.scratch_log_weight;
-    const Model model = model_;
     const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
-    std::uint64_t invalid = 0;
-    local_max = -std::numeric_limits<double>::infinity();
-    Kokkos::parallel_reduce(
-        "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count, double& m) {
-          const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
-          const bool bad = !(ll < std::numeric_limits<double>::infinity());  // NaN or +inf
-          if (bad) ++count;
-          const double lw = bad && zero_weight ? -std::numeric_limits<double>::infinity() : log_weight(i) + ll;
-          next_log_weight(i) = lw;
-          if (lw > m) m = lw;
-        },
-        Kokkos::Sum<std::uint64_t>(invalid), Kokkos::Max<double>(local_max));
+    const step_kernels::WeightingOutcome outcome = step_kernels::weight_particles<ExecutionSpace>(
+        model_, store_.state, y, store_.log_weight, store_.scratch_log_weight, zero_weight, t);
+    std::uint64_t invalid = outcome.invalid;
+    local_max = outcome.local_max;
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
@@ -303,15 +277,7 @@ class BootstrapFilter {
   // mode these are exactly the particles with a NaN or +inf log-likelihood: earlier log-weights are
   // finite or -inf, and finite or -inf plus a finite or -inf log-likelihood stays finite or -inf.
   std::uint64_t lowest_invalid_id() const {
-    auto log_weight = store_.log_weight;
-    const std::uint64_t first = store_.first_id;
-    std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
-    Kokkos::parallel_reduce(
-        "rsmc::lowest_invalid_id", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& low) {
-          if (!(log_weight(i) < std::numeric_limits<double>::infinity()) && first + i < low) low = first + i;
-        },
-        Kokkos::Min<std::uint64_t>(lowest));
+    std::uint64_t lowest = step_kernels::lowest_invalid_id<ExecutionSpace>(store_.log_weight, store_.first_id);
     MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm_);
     return lowest;
   }
@@ -320,45 +286,20 @@ class BootstrapFilter {
   // local_max: this rank's maximum log-weight when weight() found it (a maximum is exact, so the
   // same whichever kernel finds it); otherwise (a step without an observation) it is found here.
   StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max) {
-    auto log_weight = store_.log_weight;
-    auto state = store_.state;
     const int d = store_.state_dim();
-    double max_lw = -std::numeric_limits<double>::infinity();
-    if (local_max) {
-      max_lw = *local_max;
-    } else {
-      Kokkos::parallel_reduce(
-          "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-          KOKKOS_LAMBDA(const std::size_t i, double& m) {
-            if (log_weight(i) > m) m = log_weight(i);
-          },
-          Kokkos::Max<double>(max_lw));
-    }
+    double max_lw = local_max ? *local_max : step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
     // Kokkos::Max starts from the lowest finite double, not -inf: a rank (or all) with only -inf
     // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
-    if (!(max_lw > -std::numeric_limits<double>::max()))
+    if (!(max_lw > -DBL_MAX))
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
     max_log_weight_ = max_lw;
 
     // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1). The w are
     // kept in weight_ for pass 2 and the fixed-point weights of resampling: one exp per particle.
-    auto weight = weight_;
     std::vector<exact::ExactSum> sums(2 + d);
     for (auto& s : sums) s.clear();
-    exact::reduce_exact<ExecutionSpace>(
-        "rsmc::weight_sums", store_.size(), 2 + d,
-        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-          const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
-          weight(i) = w;
-          // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
-          // 0 * inf would make every sum NaN.
-          if (!(w > 0.0)) return;
-          acc.add(0, w);
-          acc.add(1, w * w);
-          for (int c = 0; c < d; ++c) acc.add(2 + c, w * state(i, c));
-        },
-        sums.data());
+    step_kernels::weight_sums<ExecutionSpace>(store_.log_weight, store_.state, max_lw, weight_, sums.data());
     exact::allreduce_exact(sums.data(), 2 + d, comm_);
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
@@ -369,23 +310,12 @@ class BootstrapFilter {
     for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
 
     // Pass 2: sum w (x_c - mean_c)^2, the numerically safe form of the variance.
-    auto mean = mean_;
-    auto mean_host = Kokkos::create_mirror_view(mean);
+    auto mean_host = Kokkos::create_mirror_view(mean_);
     for (int c = 0; c < d; ++c) mean_host(c) = s.mean[c];
-    Kokkos::deep_copy(mean, mean_host);
+    Kokkos::deep_copy(mean_, mean_host);
     std::vector<exact::ExactSum> sq(d);
     for (auto& a : sq) a.clear();
-    exact::reduce_exact<ExecutionSpace>(
-        "rsmc::variance_sums", store_.size(), d,
-        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-          const double w = weight(i);
-          if (!(w > 0.0)) return;  // as in pass 1
-          for (int c = 0; c < d; ++c) {
-            const double dev = state(i, c) - mean(c);
-            acc.add(c, w * dev * dev);
-          }
-        },
-        sq.data());
+    step_kernels::variance_sums<ExecutionSpace>(weight_, store_.state, mean_, sq.data());
     exact::allreduce_exact(sq.data(), d, comm_);
     s.variance.resize(d);
     for (int c = 0; c < d; ++c) s.variance[c] = sq[c].to_double() / total;
