@@ -52,7 +52,9 @@ kokkos_source() {  # exports RSMC_KOKKOS_SOURCE, or fails saying where it looked
 }
 kokkos_openmp() {
   kokkos_source
-  bash scripts/build-kokkos4.sh openmp
+  # The MPI tests at 1-4 ranks (stage 1 runs them at 1-8): ranks x 2 threads on 2 cores are slow,
+  # and what this stage adds is the threads.
+  RSMC_CMAKE_ARGS="-DRSMC_TEST_RANKS=1;2;3;4 ${RSMC_CMAKE_ARGS:-}" bash scripts/build-kokkos4.sh openmp
   # Every process gets 2 threads; MPI tests run ranks x 2 threads on the cores, oversubscribed and
   # unbound (Open MPI binds ranks to cores by default). Tests that set their own thread count
   # (--kokkos-num-threads, or OMP_NUM_THREADS in their environment) override these.
