@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/core/error.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 

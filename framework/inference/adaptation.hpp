@@ -27,12 +27,13 @@ namespace rsmc::inference {
 
 struct AdaptationOptions {
     bool enabled = true;
-    std::uint64_t start = 200;     // first update after this iteration (>= 2: a covariance needs 2 states)
-    std::uint64_t interval = 50;   // then every `interval` iterations (>= 1)
-    std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();  // no update after this iteration
-    double scale = 2.38;           // s_d = scale^2 / d
-    double regularisation = 1e-10; // eps, added as s_d eps I (unconstrained units squared)
-    double initial_weight = 0.0;   // w0: pseudo-states of the initial covariance
+    std::uint64_t start = 200;    // first update after this iteration (>= 2: a covariance needs 2 states)
+    std::uint64_t interval = 50;  // then every `interval` iterations (>= 1)
+    // no update after this iteration
+    std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
+    double scale = 2.38;            // s_d = scale^2 / d
+    double regularisation = 1e-10;  // eps, added as s_d eps I (unconstrained units squared)
+    double initial_weight = 0.0;    // w0: pseudo-states of the initial covariance
 
     // Throws rsmc::Error naming the option ("adaptation.interval = 0; expected an integer >= 1").
     void validate() const;
@@ -41,9 +42,9 @@ struct AdaptationOptions {
 };
 
 struct AdaptationAccumulator {
-    std::uint64_t count = 0;        // states added
-    std::vector<double> mean;       // d
-    std::vector<double> comoment;   // d x d, row-major, exactly symmetric
+    std::uint64_t count = 0;       // states added
+    std::vector<double> mean;      // d
+    std::vector<double> comoment;  // d x d, row-major, exactly symmetric
 
     void reset(int d);
     // Welford: delta = phi - mean_old; mean += delta / count; M += delta (phi - mean_new)' (the lower

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "base/core/error.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 
@@ -23,12 +23,9 @@ struct IntegerField {
     std::uint64_t ChainCounters::*counter;
 };
 const IntegerField kCounterFields[] = {
-    {"accepted", &ChainCounters::accepted},
-    {"rejected", &ChainCounters::rejected},
-    {"non_finite", &ChainCounters::non_finite},
-    {"outside_support", &ChainCounters::outside_support},
-    {"adaptations", &ChainCounters::adaptations},
-    {"adaptation_failures", &ChainCounters::adaptation_failures},
+    {"accepted", &ChainCounters::accepted},       {"rejected", &ChainCounters::rejected},
+    {"non_finite", &ChainCounters::non_finite},   {"outside_support", &ChainCounters::outside_support},
+    {"adaptations", &ChainCounters::adaptations}, {"adaptation_failures", &ChainCounters::adaptation_failures},
 };
 
 void add_vector(ChainRecord& r, const std::string& base, const std::vector<double>& v) {
@@ -108,14 +105,14 @@ ChainRecord to_record(const ChainState& s) {
     return r;
 }
 
-ChainState restore(const ChainRecord& record, const ParameterSet& parameters) {
+ChainState restore(const ChainRecord& record, const InferredParameterSet& parameters) {
     Lookup<std::uint64_t> integers(record.integers);
     Lookup<double> reals(record.reals);
     const std::size_t d = static_cast<std::size_t>(parameters.dimension());
     const std::uint64_t stored_d = integers.take("dimension");
     if (stored_d != d)
-        throw Error("chain state: dimension = " + std::to_string(stored_d) + " but the run infers " + std::to_string(d) +
-                    " parameters");
+        throw Error("chain state: dimension = " + std::to_string(stored_d) + " but the run infers " +
+                    std::to_string(d) + " parameters");
     ChainState s;
     s.iteration = integers.take("iteration");
     for (const IntegerField& f : kCounterFields) s.counters.*f.counter = integers.take(f.name);

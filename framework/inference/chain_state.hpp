@@ -71,6 +71,6 @@ ChainRecord to_record(const ChainState& state);
 // missing, duplicated or unexpected name, a dimension that differs from parameters.dimension(), a
 // proposal covariance that is not positive definite, or a log-prior / log-Jacobian that the
 // parameters' priors and transforms do not reproduce bit for bit (the priors were changed).
-ChainState restore(const ChainRecord& record, const ParameterSet& parameters);
+ChainState restore(const ChainRecord& record, const InferredParameterSet& parameters);
 
 }  // namespace rsmc::inference

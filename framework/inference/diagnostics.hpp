@@ -47,7 +47,8 @@ struct Summary {
     std::vector<double> probabilities;
     std::vector<double> quantiles;  // at `probabilities`
 };
-Summary summarise(const std::vector<double>& draws, const std::vector<double>& probabilities = {0.025, 0.25, 0.5, 0.75, 0.975});
+Summary summarise(const std::vector<double>& draws,
+                  const std::vector<double>& probabilities = {0.025, 0.25, 0.5, 0.75, 0.975});
 
 double batch_means_standard_error(const std::vector<double>& draws, int batches);
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "base/core/error.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 
@@ -35,7 +35,8 @@ void check_initial_value(const InferredParameter& p, double value) {
                     p.prior.describe());
 }
 
-ParameterSet::ParameterSet(std::vector<InferredParameter> parameters) : parameters_(std::move(parameters)) {
+InferredParameterSet::InferredParameterSet(std::vector<InferredParameter> parameters)
+    : parameters_(std::move(parameters)) {
     if (parameters_.empty()) throw Error("no parameters to infer; expected at least one");
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
         const InferredParameter& p = parameters_[i];
@@ -43,38 +44,38 @@ ParameterSet::ParameterSet(std::vector<InferredParameter> parameters) : paramete
         for (std::size_t j = 0; j < i; ++j)
             if (parameters_[j].name == p.name) throw Error(p.name + ": parameter given twice");
         if (p.reachable().empty())
-            throw Error(p.name + ": the prior " + p.prior.describe() + " has no mass in " + p.transform.image().describe() +
-                        ", the range of the " + p.transform.describe() + " transform");
+            throw Error(p.name + ": the prior " + p.prior.describe() + " has no mass in " +
+                        p.transform.image().describe() + ", the range of the " + p.transform.describe() + " transform");
     }
 }
 
-int ParameterSet::index_of(const std::string& name) const {
+int InferredParameterSet::index_of(const std::string& name) const {
     for (std::size_t i = 0; i < parameters_.size(); ++i)
         if (parameters_[i].name == name) return static_cast<int>(i);
     return -1;
 }
 
-std::vector<std::string> ParameterSet::names() const {
+std::vector<std::string> InferredParameterSet::names() const {
     std::vector<std::string> out;
     for (const InferredParameter& p : parameters_) out.push_back(p.name);
     return out;
 }
 
-void ParameterSet::to_constrained(const double* phi, double* theta) const {
+void InferredParameterSet::to_constrained(const double* phi, double* theta) const {
     for (std::size_t i = 0; i < parameters_.size(); ++i) theta[i] = parameters_[i].transform.to_constrained(phi[i]);
 }
 
-void ParameterSet::to_unconstrained(const double* theta, double* phi) const {
+void InferredParameterSet::to_unconstrained(const double* theta, double* phi) const {
     for (std::size_t i = 0; i < parameters_.size(); ++i) phi[i] = parameters_[i].transform.to_unconstrained(theta[i]);
 }
 
-double ParameterSet::log_jacobian(const double* phi) const {
+double InferredParameterSet::log_jacobian(const double* phi) const {
     double sum = 0.0;
     for (std::size_t i = 0; i < parameters_.size(); ++i) sum += parameters_[i].transform.log_jacobian(phi[i]);
     return sum;
 }
 
-double ParameterSet::log_prior(const double* theta) const {
+double InferredParameterSet::log_prior(const double* theta) const {
     constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
     double sum = 0.0;
     for (std::size_t i = 0; i < parameters_.size(); ++i) {

@@ -1,8 +1,9 @@
 // The parameters a chain infers: each with a name, a prior and a transform, and the checks a driver
 // makes before a run starts.
 //
-// What: ParameterSet holds d InferredParameters in a fixed order (the order of theta and phi vectors
-// everywhere: chain state, proposal covariance, output columns). It maps theta <-> phi component by
+// What: InferredParameterSet holds d InferredParameter entries in a fixed order (the order of theta
+// and phi vectors everywhere: chain state, proposal covariance, output columns). (Not to be confused
+// with rsmc::ParameterSet, a model's declared parameters: framework/model/parameters.hpp.) It maps theta <-> phi component by
 // component and sums the log-prior and the log-Jacobian in index order (fixed order: the same bits
 // on every rank and machine).
 //
@@ -42,11 +43,11 @@ void check_prior_fits(const InferredParameter& parameter, const Interval& domain
 // density.
 void check_initial_value(const InferredParameter& parameter, double value);
 
-class ParameterSet {
+class InferredParameterSet {
   public:
     // Throws rsmc::Error on an empty list, an empty name or a name given twice, or a transform whose
     // image misses the prior's support.
-    explicit ParameterSet(std::vector<InferredParameter> parameters);
+    explicit InferredParameterSet(std::vector<InferredParameter> parameters);
 
     int dimension() const { return static_cast<int>(parameters_.size()); }
     const InferredParameter& operator[](int i) const { return parameters_[static_cast<std::size_t>(i)]; }

@@ -10,7 +10,7 @@
 #include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/inference/chain_random.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 
@@ -32,7 +32,8 @@ double evaluate(const LogLikelihood& log_likelihood, const std::vector<double>& 
 bool adapt(const ChainOptions& options, ChainState& state) {
     state.adaptation.add(state.phi.data());
     if (!options.adaptation.due(state.iteration)) return false;
-    const std::vector<double> sigma = adapted_covariance(options.adaptation, state.adaptation, options.proposal_covariance);
+    const std::vector<double> sigma =
+        adapted_covariance(options.adaptation, state.adaptation, options.proposal_covariance);
     if (!state.proposal.try_set_covariance(sigma)) {
         ++state.counters.adaptation_failures;
         return false;
@@ -44,22 +45,27 @@ bool adapt(const ChainOptions& options, ChainState& state) {
 }  // namespace
 
 void ChainOptions::validate(int dimension) const {
-    if (!rng::seed_is_valid(seed)) throw Error("seed = " + std::to_string(seed) + " is too large; expected 0 <= seed < 2^56");
+    if (!rng::seed_is_valid(seed))
+        throw Error("seed = " + std::to_string(seed) + " is too large; expected 0 <= seed < 2^56");
     check_covariance(proposal_covariance, dimension, "proposal covariance");
     adaptation.validate();
 }
 
 const char* outcome_name(Outcome outcome) {
     switch (outcome) {
-        case Outcome::accepted: return "accepted";
-        case Outcome::rejected: return "rejected";
-        case Outcome::non_finite: return "non_finite";
-        case Outcome::outside_support: return "outside_support";
+        case Outcome::accepted:
+            return "accepted";
+        case Outcome::rejected:
+            return "rejected";
+        case Outcome::non_finite:
+            return "non_finite";
+        case Outcome::outside_support:
+            return "outside_support";
     }
     return "unknown";
 }
 
-PmmhChain::PmmhChain(ParameterSet parameters, ChainOptions options)
+PmmhChain::PmmhChain(InferredParameterSet parameters, ChainOptions options)
     : parameters_(std::move(parameters)), options_(std::move(options)) {
     options_.validate(parameters_.dimension());
 }
@@ -67,7 +73,8 @@ PmmhChain::PmmhChain(ParameterSet parameters, ChainOptions options)
 ChainState PmmhChain::start(const std::vector<double>& initial_theta, const LogLikelihood& log_likelihood) const {
     const int d = parameters_.dimension();
     if (static_cast<int>(initial_theta.size()) != d)
-        throw Error("initial values: " + std::to_string(initial_theta.size()) + " given; expected " + std::to_string(d));
+        throw Error("initial values: " + std::to_string(initial_theta.size()) + " given; expected " +
+                    std::to_string(d));
     for (int i = 0; i < d; ++i) check_initial_value(parameters_[i], initial_theta[static_cast<std::size_t>(i)]);
     ChainState s;
     s.theta = initial_theta;
@@ -78,8 +85,9 @@ ChainState PmmhChain::start(const std::vector<double>& initial_theta, const LogL
     const std::uint64_t seed0 = filter_seed(options_.seed, options_.chain, 0);
     s.log_likelihood = evaluate(log_likelihood, s.theta, seed0);
     if (!std::isfinite(s.log_likelihood))
-        throw Error("initial values: the log-likelihood estimate is " + number_text(s.log_likelihood) + " (filter seed " +
-                    std::to_string(seed0) + "); expected a finite number: choose other initial values or more particles");
+        throw Error("initial values: the log-likelihood estimate is " + number_text(s.log_likelihood) +
+                    " (filter seed " + std::to_string(seed0) +
+                    "); expected a finite number: choose other initial values or more particles");
     s.proposal = RandomWalkProposal(d, options_.proposal_covariance);
     s.adaptation.reset(d);
     s.adaptation.add(s.phi.data());

@@ -57,9 +57,9 @@ struct StepResult {
     std::vector<double> proposed_theta;
     double proposed_log_likelihood = 0.0;  // NaN when not evaluated (outside_support)
     double proposed_log_prior = 0.0;
-    double log_acceptance = 0.0;           // log alpha (-inf unless the proposal reached step 4)
+    double log_acceptance = 0.0;  // log alpha (-inf unless the proposal reached step 4)
     Outcome outcome = Outcome::rejected;
-    bool adapted = false;                  // the proposal covariance changed after this iteration
+    bool adapted = false;  // the proposal covariance changed after this iteration
 
     bool accepted() const { return outcome == Outcome::accepted; }
 };
@@ -67,7 +67,7 @@ struct StepResult {
 class PmmhChain {
   public:
     // Validates the options against the parameters' dimension.
-    PmmhChain(ParameterSet parameters, ChainOptions options);
+    PmmhChain(InferredParameterSet parameters, ChainOptions options);
 
     // The state at iteration 0: checks each initial value (check_initial_value), evaluates the
     // log-likelihood with filter_seed(seed, chain, 0) and starts the adaptation accumulators with the
@@ -78,11 +78,11 @@ class PmmhChain {
     // One iteration (above); updates `state` in place.
     StepResult step(ChainState& state, const LogLikelihood& log_likelihood) const;
 
-    const ParameterSet& parameters() const { return parameters_; }
+    const InferredParameterSet& parameters() const { return parameters_; }
     const ChainOptions& options() const { return options_; }
 
   private:
-    ParameterSet parameters_;
+    InferredParameterSet parameters_;
     ChainOptions options_;
 };
 

@@ -6,7 +6,7 @@
 
 #include "base/core/error.hpp"
 #include "base/math/math.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 
@@ -30,10 +30,18 @@ struct PriorInfo {
 
 const PriorInfo kPriors[] = {
     {PriorKind::normal, "normal", {"mean", "sd"}, {ArgumentRule::finite, ArgumentRule::positive}, {-kInf, kInf}},
-    {PriorKind::log_normal, "log_normal", {"meanlog", "sdlog"}, {ArgumentRule::finite, ArgumentRule::positive}, {0.0, kInf}},
+    {PriorKind::log_normal,
+     "log_normal",
+     {"meanlog", "sdlog"},
+     {ArgumentRule::finite, ArgumentRule::positive},
+     {0.0, kInf}},
     {PriorKind::uniform, "uniform", {"lower", "upper"}, {ArgumentRule::finite, ArgumentRule::finite}, {-kInf, kInf}},
     {PriorKind::gamma, "gamma", {"shape", "rate"}, {ArgumentRule::positive, ArgumentRule::positive}, {0.0, kInf}},
-    {PriorKind::inverse_gamma, "inverse_gamma", {"shape", "scale"}, {ArgumentRule::positive, ArgumentRule::positive}, {0.0, kInf}},
+    {PriorKind::inverse_gamma,
+     "inverse_gamma",
+     {"shape", "scale"},
+     {ArgumentRule::positive, ArgumentRule::positive},
+     {0.0, kInf}},
     {PriorKind::beta, "beta", {"a", "b"}, {ArgumentRule::positive, ArgumentRule::positive}, {0.0, 1.0}},
 };
 
@@ -46,8 +54,8 @@ const PriorInfo& info(PriorKind kind) {
 void check_argument(const PriorInfo& p, int i, double value) {
     const bool ok = p.rule[i] == ArgumentRule::finite ? std::isfinite(value) : (std::isfinite(value) && value > 0.0);
     if (ok) return;
-    throw Error(std::string(p.name) + " prior: " + p.argument[i] + " = " + number_text(value) + "; expected a finite number" +
-                (p.rule[i] == ArgumentRule::positive ? " > 0" : ""));
+    throw Error(std::string(p.name) + " prior: " + p.argument[i] + " = " + number_text(value) +
+                "; expected a finite number" + (p.rule[i] == ArgumentRule::positive ? " > 0" : ""));
 }
 
 // log B(a, b) with a, b > 0: lgamma(a) + lgamma(b) - lgamma(a + b).
@@ -72,18 +80,25 @@ Prior::Prior(PriorKind kind, double a, double b) : kind_(kind), a_(a), b_(b) {
     check_argument(p, 1, b);
     switch (kind) {
         case PriorKind::normal:
-        case PriorKind::log_normal: log_norm_ = -math::log(b) - kHalfLog2Pi; break;
+        case PriorKind::log_normal:
+            log_norm_ = -math::log(b) - kHalfLog2Pi;
+            break;
         case PriorKind::uniform:
             if (!(b > a))
-                throw Error("uniform prior: upper = " + number_text(b) + "; expected upper > lower = " + number_text(a));
+                throw Error("uniform prior: upper = " + number_text(b) +
+                            "; expected upper > lower = " + number_text(a));
             if (!std::isfinite(b - a))
                 throw Error("uniform prior: upper - lower = " + number_text(b) + " - " + number_text(a) +
                             " overflows; expected a finite width");
             log_norm_ = -math::log(b - a);
             break;
         case PriorKind::gamma:
-        case PriorKind::inverse_gamma: log_norm_ = a * math::log(b) - math::lgamma(a); break;
-        case PriorKind::beta: log_norm_ = -log_beta_function(a, b); break;
+        case PriorKind::inverse_gamma:
+            log_norm_ = a * math::log(b) - math::lgamma(a);
+            break;
+        case PriorKind::beta:
+            log_norm_ = -log_beta_function(a, b);
+            break;
     }
 }
 
@@ -112,7 +127,8 @@ double Prior::log_density(double x) const {
             const double z = (log_x - a_) / b_;
             return log_norm_ - log_x - 0.5 * z * z;
         }
-        case PriorKind::uniform: return (x >= a_ && x <= b_) ? log_norm_ : -kInf;
+        case PriorKind::uniform:
+            return (x >= a_ && x <= b_) ? log_norm_ : -kInf;
         case PriorKind::gamma:
             if (!(x > 0.0 && x < kInf)) return -kInf;
             return log_norm_ + (a_ - 1.0) * math::log(x) - b_ * x;

@@ -6,7 +6,7 @@
 
 #include "base/core/error.hpp"
 #include "base/math/math.hpp"
-#include "framework/inference/number_text.hpp"
+#include "framework/model/parameters.hpp"  // number_text
 
 namespace rsmc::inference {
 
@@ -40,18 +40,24 @@ Transform Transform::from_name(const std::string& name, double lower, double upp
 
 const char* Transform::name() const {
     switch (kind_) {
-        case TransformKind::identity: return "identity";
-        case TransformKind::log: return "log";
-        case TransformKind::logit: return "logit";
+        case TransformKind::identity:
+            return "identity";
+        case TransformKind::log:
+            return "log";
+        case TransformKind::logit:
+            return "logit";
     }
     return "unknown";
 }
 
 Interval Transform::image() const {
     switch (kind_) {
-        case TransformKind::identity: return real_line();
-        case TransformKind::log: return positive_half_line();
-        case TransformKind::logit: return {lower_, upper_};
+        case TransformKind::identity:
+            return real_line();
+        case TransformKind::log:
+            return positive_half_line();
+        case TransformKind::logit:
+            return {lower_, upper_};
     }
     return real_line();
 }
@@ -63,8 +69,10 @@ std::string Transform::describe() const {
 
 double Transform::to_constrained(double phi) const {
     switch (kind_) {
-        case TransformKind::identity: return phi;
-        case TransformKind::log: return math::exp(phi);
+        case TransformKind::identity:
+            return phi;
+        case TransformKind::log:
+            return math::exp(phi);
         case TransformKind::logit: {
             // The logistic from the nearer end, so theta keeps its accuracy next to both bounds.
             const double e = math::exp(-std::fabs(phi));  // in (0, 1]
@@ -77,17 +85,22 @@ double Transform::to_constrained(double phi) const {
 
 double Transform::to_unconstrained(double theta) const {
     switch (kind_) {
-        case TransformKind::identity: return theta;
-        case TransformKind::log: return math::log(theta);
-        case TransformKind::logit: return math::log(theta - lower_) - math::log(upper_ - theta);
+        case TransformKind::identity:
+            return theta;
+        case TransformKind::log:
+            return math::log(theta);
+        case TransformKind::logit:
+            return math::log(theta - lower_) - math::log(upper_ - theta);
     }
     return theta;
 }
 
 double Transform::log_jacobian(double phi) const {
     switch (kind_) {
-        case TransformKind::identity: return 0.0;
-        case TransformKind::log: return phi;
+        case TransformKind::identity:
+            return 0.0;
+        case TransformKind::log:
+            return phi;
         case TransformKind::logit: {
             // log s + log(1 - s) with s the logistic of phi: -softplus(phi) - softplus(-phi).
             const double a = std::fabs(phi);

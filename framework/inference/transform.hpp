@@ -1,9 +1,10 @@
 // Maps between a parameter theta and the unconstrained value phi the random walk moves.
 //
 // What: three bijections phi -> theta, each with the log of its Jacobian |d theta / d phi|:
-//   identity        theta = phi                              on the real line      log J = 0
-//   log             theta = exp(phi)                         on (0, inf)           log J = phi
-//   logit(a, b)     theta = a + (b - a) / (1 + exp(-phi))    on (a, b)             log J = log(b - a) - |phi| - 2 log1p(exp(-|phi|))
+//   identity      theta = phi                              on the real line   log J = 0
+//   log           theta = exp(phi)                         on (0, inf)        log J = phi
+//   logit(a, b)   theta = a + (b - a) / (1 + exp(-phi))    on (a, b)
+//                                                  log J = log(b - a) - |phi| - 2 log1p(exp(-|phi|))
 // with the inverses phi = theta, log theta, log(theta - a) - log(b - theta).
 //
 // Why: a random walk on phi never proposes a value outside the parameter's range, and its step
@@ -40,7 +41,7 @@ class Transform {
     const char* name() const;
     double lower() const { return lower_; }
     double upper() const { return upper_; }
-    Interval image() const;      // the values theta can take
+    Interval image() const;        // the values theta can take
     std::string describe() const;  // "log", "logit(0, 1)"
 
     double to_constrained(double phi) const;      // theta
@@ -51,7 +52,7 @@ class Transform {
     Transform(TransformKind kind, double lower, double upper) : kind_(kind), lower_(lower), upper_(upper) {}
 
     TransformKind kind_;
-    double lower_, upper_;  // logit only
+    double lower_, upper_;    // logit only
     double log_width_ = 0.0;  // logit: log(upper - lower)
 };
 

@@ -39,6 +39,28 @@ inline ChainRun run_chain(const inference::PmmhChain& chain, const std::vector<d
     return run;
 }
 
+// The priors of the local level model tests (test_pmmh_kalman, test_pmmh_mpi): sigma_eta2 ~
+// inverse_gamma(shape 2, scale 0.5), sigma_eps2 ~ log_normal(0, 1), both walked on the log scale.
+inline inference::InferredParameterSet local_level_priors() {
+    using inference::InferredParameter, inference::Prior, inference::PriorKind;
+    return inference::InferredParameterSet({InferredParameter("sigma_eta2", Prior(PriorKind::inverse_gamma, 2.0, 0.5)),
+                                           InferredParameter("sigma_eps2", Prior(PriorKind::log_normal, 0.0, 1.0))});
+}
+
+// Options of an adaptive chain whose initial proposal covariance is `variance` times the identity.
+inline inference::ChainOptions adaptive_chain_options(std::uint64_t seed, std::uint32_t chain, int dimension,
+                                                      double variance, std::uint64_t adapt_start,
+                                                      std::uint64_t adapt_interval) {
+    inference::ChainOptions o;
+    o.seed = seed;
+    o.chain = chain;
+    o.proposal_covariance.assign(static_cast<std::size_t>(dimension * dimension), 0.0);
+    for (int i = 0; i < dimension; ++i) o.proposal_covariance[static_cast<std::size_t>(i * dimension + i)] = variance;
+    o.adaptation.start = adapt_start;
+    o.adaptation.interval = adapt_interval;
+    return o;
+}
+
 // n standard normals of the stream (seed, Purpose::observe, step, 0), through rsmc::math (the same on
 // every machine, unlike rng::Stream::normal()).
 inline std::vector<double> portable_normals(std::uint64_t seed, std::uint32_t step, std::size_t n) {

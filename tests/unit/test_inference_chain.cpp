@@ -48,9 +48,9 @@ double gaussian_log_likelihood(const std::vector<double>& theta, std::uint64_t) 
     return -0.5 * (kS[3] * a * a - 2.0 * kS[1] * a * b + kS[0] * b * b) / det;
 }
 
-ParameterSet wide_normal_priors() {
-    return ParameterSet({InferredParameter("x", Prior(PriorKind::normal, 0, 100)),
-                         InferredParameter("y", Prior(PriorKind::normal, 0, 100))});
+InferredParameterSet wide_normal_priors() {
+    return InferredParameterSet({InferredParameter("x", Prior(PriorKind::normal, 0, 100)),
+                                 InferredParameter("y", Prior(PriorKind::normal, 0, 100))});
 }
 
 ChainOptions options(std::uint64_t seed, std::uint32_t chain) {
@@ -93,7 +93,8 @@ TEST_CASE("chain random numbers are the documented Philox words of (seed, chain,
     // The inference key never equals a filter stream's key, whatever the two seeds.
     for (auto p : {rsmc::rng::Purpose::initialise, rsmc::rng::Purpose::propagate, rsmc::rng::Purpose::observe,
                    rsmc::rng::Purpose::resample, rsmc::rng::Purpose::model})
-        CHECK((rsmc::rng::make_key(seed, p).v[1] >> 24) != (rsmc::rng::make_key(seed, rsmc::rng::Purpose::inference).v[1] >> 24));
+        CHECK((rsmc::rng::make_key(seed, p).v[1] >> 24) !=
+              (rsmc::rng::make_key(seed, rsmc::rng::Purpose::inference).v[1] >> 24));
     // Filter seeds of 10^5 iterations are spread over [0, 2^56): the top byte is near-uniform.
     std::vector<int> top(256, 0);
     const int n = 100000;
@@ -146,10 +147,12 @@ TEST_CASE("Cholesky factor, random-walk proposal and covariance checks", "[infer
     p.propose(phi, z, out);
     CHECK(out[0] == 2.0);   // 1 + 2 * 0.5
     CHECK(out[1] == -1.5);  // 1 + 1 * 0.5 + 3 * -1
-    CHECK(error_of([] { RandomWalkProposal(2, {1, 0.5, 0.4, 1}); }) ==
-          "proposal covariance: entries (1, 0) = 0.4 and (0, 1) = 0.5 differ; expected a symmetric matrix");
-    CHECK(error_of([] { RandomWalkProposal(2, {1, 2, 2, 1}); }) ==
-          "proposal covariance: not positive definite (its Cholesky factorisation fails)");
+    CHECK(error_of([] {
+              RandomWalkProposal(2, {1, 0.5, 0.4, 1});
+          }) == "proposal covariance: entries (1, 0) = 0.4 and (0, 1) = 0.5 differ; expected a symmetric matrix");
+    CHECK(error_of([] {
+              RandomWalkProposal(2, {1, 2, 2, 1});
+          }) == "proposal covariance: not positive definite (its Cholesky factorisation fails)");
     CHECK(error_of([] { RandomWalkProposal(2, {1, 0, 0}); }) == "proposal covariance: 3 entries; expected 4 (2 x 2)");
     CHECK(error_of([] { RandomWalkProposal(1, {kInf}); }) == "proposal covariance: entry inf is not finite");
 }
@@ -175,7 +178,8 @@ TEST_CASE("Welford accumulation equals the two-pass covariance; the schedule is 
             for (int k = 0; k < 3; ++k) cov[3 * j + k] += (point(i, j) - mean[j]) * (point(i, k) - mean[k]);
     CHECK(acc.count == 1000);
     for (int k = 0; k < 3; ++k) CHECK(acc.mean[k] == Approx(static_cast<double>(mean[k])).epsilon(1e-13).margin(1e-16));
-    for (int k = 0; k < 9; ++k) CHECK(acc.comoment[k] == Approx(static_cast<double>(cov[k])).epsilon(1e-12).margin(1e-18));
+    for (int k = 0; k < 9; ++k)
+        CHECK(acc.comoment[k] == Approx(static_cast<double>(cov[k])).epsilon(1e-12).margin(1e-18));
     for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) CHECK(same_bits(acc.comoment[3 * j + k], acc.comoment[3 * k + j]));
 
@@ -188,8 +192,9 @@ TEST_CASE("Welford accumulation equals the two-pass covariance; the schedule is 
     const double s_d = 4.0 / 3.0;
     for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) {
-            const double expected = (999 * sigma0[3 * j + k] + 1000 * s_d * static_cast<double>(cov[3 * j + k]) / 999) / 1999 +
-                                    (j == k ? s_d * 0.01 : 0.0);
+            const double expected =
+                (999 * sigma0[3 * j + k] + 1000 * s_d * static_cast<double>(cov[3 * j + k]) / 999) / 1999 +
+                (j == k ? s_d * 0.01 : 0.0);
             CHECK(sigma[3 * j + k] == Approx(expected).epsilon(1e-12));
         }
 
@@ -208,13 +213,15 @@ TEST_CASE("Welford accumulation equals the two-pass covariance; the schedule is 
     CHECK(error_of([&] { bad.validate(); }) == "adaptation.interval = 0; expected an integer >= 1");
     bad = AdaptationOptions();
     bad.start = 1;
-    CHECK(error_of([&] { bad.validate(); }) == "adaptation.start = 1; expected an integer >= 2 (a covariance needs two states)");
+    CHECK(error_of([&] { bad.validate(); }) ==
+          "adaptation.start = 1; expected an integer >= 2 (a covariance needs two states)");
     bad = AdaptationOptions();
     bad.scale = -1;
     CHECK(error_of([&] { bad.validate(); }) == "adaptation.scale = -1; expected a finite number > 0");
 }
 
-TEST_CASE("on a correlated Gaussian target the adapted covariance approaches 2.38^2/d times the target's", "[inference]") {
+TEST_CASE("on a correlated Gaussian target the adapted covariance approaches 2.38^2/d times the target's",
+          "[inference]") {
     const PmmhChain chain(wide_normal_priors(), options(11, 0));
     const auto run = run_chain(chain, {0.0, 0.0}, gaussian_log_likelihood, 40000, 5000);
     const std::vector<double>& sigma = run.state.proposal.covariance();
@@ -285,10 +292,10 @@ TEST_CASE("the chain record round-trips bit for bit and refuses what does not fi
     ChainRecord twice = r;
     twice.integers.push_back(twice.integers.back());
     CHECK(error_of([&] { restore(twice, chain.parameters()); }) == "chain state: 'adaptation.count' appears twice");
-    const ParameterSet one({InferredParameter("x", Prior(PriorKind::normal, 0, 100))});
+    const InferredParameterSet one({InferredParameter("x", Prior(PriorKind::normal, 0, 100))});
     CHECK(error_of([&] { restore(r, one); }) == "chain state: dimension = 2 but the run infers 1 parameters");
-    const ParameterSet changed({InferredParameter("x", Prior(PriorKind::normal, 0, 10)),
-                                InferredParameter("y", Prior(PriorKind::normal, 0, 100))});
+    const InferredParameterSet changed({InferredParameter("x", Prior(PriorKind::normal, 0, 10)),
+                                        InferredParameter("y", Prior(PriorKind::normal, 0, 100))});
     CHECK(error_of([&] { restore(r, changed); }).rfind("chain state: log_prior = ", 0) == 0);
 }
 
@@ -319,13 +326,14 @@ TEST_CASE("non-finite likelihood estimates are rejected and counted, never a cra
     CHECK(counted == run.state.counters.non_finite);
     // Other exceptions are errors of the caller: they propagate.
     ChainState s = chain.start({0.0, -2.0}, gaussian_log_likelihood);
-    CHECK_THROWS_AS(chain.step(s, [](const std::vector<double>&, std::uint64_t) -> double { throw std::runtime_error("io"); }),
-                    std::runtime_error);
+    CHECK_THROWS_AS(
+        chain.step(s, [](const std::vector<double>&, std::uint64_t) -> double { throw std::runtime_error("io"); }),
+        std::runtime_error);
 }
 
 TEST_CASE("proposals outside the prior's support are rejected without evaluating the likelihood", "[inference]") {
     // A uniform prior on (0, 1) with the identity transform: proposals may leave the interval.
-    const ParameterSet set({InferredParameter("p", Prior(PriorKind::uniform, 0, 1), Transform::identity())});
+    const InferredParameterSet set({InferredParameter("p", Prior(PriorKind::uniform, 0, 1), Transform::identity())});
     ChainOptions o = options(3, 0);
     o.proposal_covariance = {1.0};
     o.adaptation.enabled = false;
@@ -346,8 +354,8 @@ TEST_CASE("proposals outside the prior's support are rejected without evaluating
 }
 
 TEST_CASE("start() evaluates iteration 0's filter seed and refuses bad initial values", "[inference]") {
-    const ParameterSet set({InferredParameter("q", Prior(PriorKind::gamma, 2, 1)),
-                            InferredParameter("r", Prior(PriorKind::beta, 2, 2))});
+    const InferredParameterSet set(
+        {InferredParameter("q", Prior(PriorKind::gamma, 2, 1)), InferredParameter("r", Prior(PriorKind::beta, 2, 2))});
     ChainOptions o;
     o.seed = 77;
     o.chain = 1;
@@ -364,7 +372,9 @@ TEST_CASE("start() evaluates iteration 0's filter seed and refuses bad initial v
     CHECK(s.iteration == 0);
     CHECK(std::isnan(s.acceptance_rate()));
     const LogLikelihood zero = [](const std::vector<double>&, std::uint64_t) { return 0.0; };
-    CHECK(error_of([&] { chain.start({0.5, 1.5}, zero); }) == "r: initial value 1.5 is outside (0, 1), the range of the logit(0, 1) transform");
+    CHECK(error_of([&] {
+              chain.start({0.5, 1.5}, zero);
+          }) == "r: initial value 1.5 is outside (0, 1), the range of the logit(0, 1) transform");
     CHECK(error_of([&] { chain.start({0.5}, zero); }) == "initial values: 1 given; expected 2");
     CHECK(error_of([&] {
               chain.start({0.5, 0.5}, [](const std::vector<double>&, std::uint64_t) { return -kInf; });
@@ -380,9 +390,9 @@ TEST_CASE("start() evaluates iteration 0's filter seed and refuses bad initial v
 TEST_CASE("known answer: the bits of a 2000-iteration adaptive chain", "[inference]") {
     // Pins the chain's bits on every platform: rsmc::math, no FMA contraction and fixed-order
     // arithmetic make them the same everywhere. A change here means chains of existing runs change.
-    const ParameterSet set({InferredParameter("x", Prior(PriorKind::normal, 0, 100)),
-                            InferredParameter("q", Prior(PriorKind::inverse_gamma, 3, 2)),
-                            InferredParameter("p", Prior(PriorKind::beta, 2, 3))});
+    const InferredParameterSet set({InferredParameter("x", Prior(PriorKind::normal, 0, 100)),
+                                    InferredParameter("q", Prior(PriorKind::inverse_gamma, 3, 2)),
+                                    InferredParameter("p", Prior(PriorKind::beta, 2, 3))});
     ChainOptions o;
     o.seed = 20261125;
     o.chain = 2;

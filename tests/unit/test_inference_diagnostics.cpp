@@ -109,7 +109,9 @@ TEST_CASE("R-hat flags chains that disagree in location or scale", "[inference]"
 }
 
 TEST_CASE("diagnostics refuse unusable input", "[inference]") {
-    CHECK(error_of([] { rhat_split({{1, 2, 3, 4}, {1, 2, 3, 4, 5}}); }) == "rhat: chains of different lengths (5 and 4)");
+    CHECK(error_of([] {
+              rhat_split({{1, 2, 3, 4}, {1, 2, 3, 4, 5}});
+          }) == "rhat: chains of different lengths (5 and 4)");
     CHECK(error_of([] { ess_basic({{1, 2, 3}}); }) == "ess: 3 draws; expected at least 4");
     CHECK(error_of([] { ess_bulk({}); }) == "ess_bulk: no chains");
     CHECK(error_of([] { mean({1, NAN}); }) == "mean: a draw is not finite");

@@ -78,10 +78,7 @@ double exact_log_likelihood(const std::vector<double>& theta, std::uint64_t) {
         .log_likelihood;
 }
 
-ParameterSet local_level_priors() {
-    return ParameterSet({InferredParameter("sigma_eta2", Prior(PriorKind::inverse_gamma, 2.0, 0.5)),
-                         InferredParameter("sigma_eps2", Prior(PriorKind::log_normal, 0.0, 1.0))});
-}
+using rsmc::testing::local_level_priors;
 
 struct Moments {
     double mean[2];
@@ -91,7 +88,7 @@ struct Moments {
 // The grid reference described in the header.
 const Moments& reference() {
     static const Moments m = [] {
-        const ParameterSet set = local_level_priors();
+        const InferredParameterSet set = local_level_priors();
         const auto log_density = [&](double p0, double p1) {
             const std::vector<double> theta = {std::exp(p0), std::exp(p1)};
             return exact_log_likelihood(theta, 0) + set.log_prior(theta.data()) + p0 + p1;
@@ -109,7 +106,8 @@ const Moments& reference() {
             for (int j = 0; j <= 75; ++j)
                 if (coarse[static_cast<std::size_t>(i * 76 + j)] > best - 30) {
                     const double p[2] = {-10 + 0.2 * i, -10 + 0.2 * j};
-                    for (int k = 0; k < 2; ++k) lo[k] = std::fmin(lo[k], p[k] - 0.4), hi[k] = std::fmax(hi[k], p[k] + 0.4);
+                    for (int k = 0; k < 2; ++k)
+                        lo[k] = std::fmin(lo[k], p[k] - 0.4), hi[k] = std::fmax(hi[k], p[k] + 0.4);
                 }
         REQUIRE(lo[0] > -10);
         REQUIRE(lo[1] > -10);
@@ -124,9 +122,10 @@ const Moments& reference() {
                 const double p0 = lo[0] + h[0] * i, p1 = lo[1] + h[1] * j;
                 const double ld = log_density(p0, p1);
                 if (i == 0 || j == 0 || i == n || j == n) edge_max = std::fmax(edge_max, ld);
-                const long double w = std::exp(static_cast<long double>(ld - best)) * ((i == 0 || i == n) ? 0.5L : 1.0L) *
-                                      ((j == 0 || j == n) ? 0.5L : 1.0L);
-                const long double t[2] = {std::exp(static_cast<long double>(p0)), std::exp(static_cast<long double>(p1))};
+                const long double w = std::exp(static_cast<long double>(ld - best)) *
+                                      ((i == 0 || i == n) ? 0.5L : 1.0L) * ((j == 0 || j == n) ? 0.5L : 1.0L);
+                const long double t[2] = {std::exp(static_cast<long double>(p0)),
+                                          std::exp(static_cast<long double>(p1))};
                 w_sum += w;
                 for (int k = 0; k < 2; ++k) s1[k] += w * t[k], s2[k] += w * t[k] * t[k];
             }
@@ -143,12 +142,7 @@ const Moments& reference() {
 }
 
 ChainOptions chain_options(std::uint32_t chain) {
-    ChainOptions o;
-    o.seed = 2026;
-    o.chain = chain;
-    o.proposal_covariance = {0.25, 0.0, 0.0, 0.25};
-    o.adaptation.start = 250;
-    o.adaptation.interval = 50;
+    ChainOptions o = rsmc::testing::adaptive_chain_options(2026, chain, 2, 0.25, 250, 50);
     o.adaptation.stop = 2500;  // a fixed kernel after burn-in: batch means apply to a Markov chain
     return o;
 }
@@ -192,7 +186,8 @@ Outcome4 run_and_compare(const LogLikelihood& f, std::uint64_t iterations, std::
     for (std::uint32_t c = 0; c < 4; ++c) {
         const PmmhChain chain(local_level_priors(), chain_options(c));
         const auto run = rsmc::testing::run_chain(chain, {1.0, 1.0}, f, iterations, burn_in);
-        for (int k = 0; k < 2; ++k) by_param[static_cast<std::size_t>(k)].push_back(run.draws[static_cast<std::size_t>(k)]);
+        for (int k = 0; k < 2; ++k)
+            by_param[static_cast<std::size_t>(k)].push_back(run.draws[static_cast<std::size_t>(k)]);
         accepted += run.state.counters.accepted;
         total += run.state.iteration;
     }
@@ -208,11 +203,11 @@ Outcome4 run_and_compare(const LogLikelihood& f, std::uint64_t iterations, std::
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const char* names[2] = {"sigma_eta2", "sigma_eps2"};
     for (int k = 0; k < 2; ++k)
-        std::printf("%s %s: mean %.5f (exact %.5f, SE %.5f, z %+.2f)  var %.5f (exact %.5f, SE %.5f, z %+.2f)  "
-                    "rhat %.4f  ess_bulk %.0f\n",
-                    label, names[k], o.mean[k].estimate, o.mean[k].reference, o.mean[k].se, o.mean[k].z(),
-                    o.variance[k].estimate, o.variance[k].reference, o.variance[k].se, o.variance[k].z(), o.rhat[k],
-                    o.ess[k]);
+        std::printf(
+            "%s %s: mean %.5f (exact %.5f, SE %.5f, z %+.2f)  var %.5f (exact %.5f, SE %.5f, z %+.2f)  "
+            "rhat %.4f  ess_bulk %.0f\n",
+            label, names[k], o.mean[k].estimate, o.mean[k].reference, o.mean[k].se, o.mean[k].z(),
+            o.variance[k].estimate, o.variance[k].reference, o.variance[k].se, o.variance[k].z(), o.rhat[k], o.ess[k]);
     std::printf("%s: acceptance %.3f, %.1f s\n", label, o.acceptance, seconds);
     return o;
 }
@@ -228,7 +223,9 @@ double particle_filter_log_likelihood(const std::vector<double>& theta, std::uin
     options.particles = 100;
     options.seed = filter_seed;
     const rsmc::models::LinearGaussian model(LinearGaussianParams::local_level(theta[0], theta[1], kA1, kP1));
-    return rsmc::BootstrapFilter<rsmc::models::LinearGaussian>(MPI_COMM_SELF, model, options).run(data()).log_likelihood;
+    return rsmc::BootstrapFilter<rsmc::models::LinearGaussian>(MPI_COMM_SELF, model, options)
+        .run(data())
+        .log_likelihood;
 }
 
 void check_against_reference(const Outcome4& o) {
