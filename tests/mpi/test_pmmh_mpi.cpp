@@ -4,19 +4,22 @@
 //
 // Every rank first runs the reference chains alone (filter on MPI_COMM_SELF). Then:
 // - one chain on the first k ranks of the world, for every k = 1..p;
-// - two chains on a communicator split in contiguous halves (p >= 2), each chain's filter on its own
-//   part, as `rsmc pmmh --chains 2` will run them.
+// - two chains on the world split by split_chains (even p), each chain's filter on its own half, as
+//   `rsmc pmmh --chains 2` will run them.
 // Each rank that took part compares every proposal, log-likelihood estimate, outcome and the final
 // chain record, bit for bit, with the reference of its chain. The chain adapts its proposal during
-// the run, so the adaptation's arithmetic is covered too.
+// the run, so the adaptation's arithmetic is covered too. The likelihood is filter_log_likelihood.
+// split_chains' layout and its refusals are checked on every rank count.
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/inference/chain_communicator.hpp"
+#include "framework/inference/filter_likelihood.hpp"
 #include "framework/inference/pmmh.hpp"
 #include "models/linear_gaussian.hpp"
 #include "tests/support/inference_testing.hpp"
@@ -37,13 +40,12 @@ const rsmc::Observations& data() {
 
 // The bootstrap filter's log-likelihood estimate on `comm` (collective over it).
 LogLikelihood filter_on(MPI_Comm comm) {
-    return [comm](const std::vector<double>& theta, std::uint64_t filter_seed) {
-        rsmc::FilterOptions options;
-        options.particles = 60;
-        options.seed = filter_seed;
-        const LinearGaussian model(LinearGaussianParams::local_level(theta[0], theta[1], kA1, kP1));
-        return rsmc::BootstrapFilter<LinearGaussian>(comm, model, options).run(data()).log_likelihood;
+    rsmc::FilterOptions options;
+    options.particles = 60;
+    const auto local_level_at = [](const std::vector<double>& theta) {
+        return LinearGaussian(LinearGaussianParams::local_level(theta[0], theta[1], kA1, kP1));
     };
+    return filter_log_likelihood(comm, local_level_at, data(), options);
 }
 
 PmmhChain local_level_chain(std::uint32_t chain) {
@@ -90,12 +92,38 @@ TEST_CASE("a PMMH chain is bitwise identical for any rank count and beside anoth
         MPI_Comm_free(&first_k);
     }
 
-    if (ranks >= 2) {
-        const int chain = rank < ranks / 2 ? 0 : 1;  // contiguous halves, as --chains splits the ranks
-        MPI_Comm part;
-        MPI_Comm_split(MPI_COMM_WORLD, chain, rank, &part);
-        INFO("chain " << chain << " of 2 on " << ranks << " ranks, rank " << rank);
-        CHECK(rsmc::testing::same_bits(chain_output(static_cast<std::uint32_t>(chain), part), reference[chain]));
-        MPI_Comm_free(&part);
+    if (ranks % 2 == 0) {
+        const ChainCommunicator part = split_chains(MPI_COMM_WORLD, 2);
+        INFO("chain " << part.chain << " of 2 on " << ranks << " ranks, rank " << rank);
+        CHECK(rsmc::testing::same_bits(chain_output(static_cast<std::uint32_t>(part.chain), part.comm),
+                                       reference[part.chain]));
+        MPI_Comm comm = part.comm;
+        MPI_Comm_free(&comm);
     }
+}
+
+TEST_CASE("split_chains gives contiguous blocks and refuses a count that does not divide the ranks",
+          "[inference][mpi]") {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    for (int chains = 1; chains <= ranks; ++chains) {
+        if (ranks % chains != 0) continue;
+        ChainCommunicator split = split_chains(MPI_COMM_WORLD, chains);
+        int size = 0, sub_rank = 0;
+        MPI_Comm_size(split.comm, &size);
+        MPI_Comm_rank(split.comm, &sub_rank);
+        INFO(chains << " chains on " << ranks << " ranks, rank " << rank);
+        CHECK(split.chains == chains);
+        CHECK(split.chain == rank / (ranks / chains));
+        CHECK(size == ranks / chains);
+        CHECK(sub_rank == rank % (ranks / chains));
+        MPI_Comm_free(&split.comm);
+    }
+    const std::string expected = "--chains: " + std::to_string(ranks + 1) + " does not divide the " +
+                                 std::to_string(ranks) + " ranks; expected a divisor of the rank count";
+    CHECK_THAT(rsmc::testing::error_of([&] { split_chains(MPI_COMM_WORLD, ranks + 1); }),
+               Catch::Matchers::StartsWith(expected));
+    CHECK_THAT(rsmc::testing::error_of([&] { split_chains(MPI_COMM_WORLD, 0); }),
+               Catch::Matchers::StartsWith("--chains: 0 is not a chain count; expected C >= 1"));
 }

@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "base/rng/stream.hpp"
-#include "framework/engine/bootstrap_filter.hpp"
 #include "framework/inference/chain_random.hpp"
 #include "framework/inference/diagnostics.hpp"
+#include "framework/inference/filter_likelihood.hpp"
 #include "framework/inference/pmmh.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
@@ -218,14 +218,13 @@ bool agree(const Comparison& a, const Comparison& b, double bound) {
 }
 
 // The bootstrap filter's log-likelihood estimate on one rank, seeded by the chain.
-double particle_filter_log_likelihood(const std::vector<double>& theta, std::uint64_t filter_seed) {
+LogLikelihood particle_filter_log_likelihood() {
     rsmc::FilterOptions options;
     options.particles = 100;
-    options.seed = filter_seed;
-    const rsmc::models::LinearGaussian model(LinearGaussianParams::local_level(theta[0], theta[1], kA1, kP1));
-    return rsmc::BootstrapFilter<rsmc::models::LinearGaussian>(MPI_COMM_SELF, model, options)
-        .run(data())
-        .log_likelihood;
+    const auto local_level_at = [](const std::vector<double>& theta) {
+        return rsmc::models::LinearGaussian(LinearGaussianParams::local_level(theta[0], theta[1], kA1, kP1));
+    };
+    return filter_log_likelihood(MPI_COMM_SELF, local_level_at, data(), options);
 }
 
 void check_against_reference(const Outcome4& o) {
@@ -257,7 +256,7 @@ TEST_CASE("adaptive MH with the exact Kalman likelihood matches the grid posteri
 
 TEST_CASE("PMMH with the bootstrap filter matches the grid posterior and exact-likelihood MH", "[inference]") {
     const Outcome4 exact = run_and_compare(exact_log_likelihood, 5000, 2500, "exact");
-    const Outcome4 pmmh = run_and_compare(particle_filter_log_likelihood, 5000, 2500, "pmmh");
+    const Outcome4 pmmh = run_and_compare(particle_filter_log_likelihood(), 5000, 2500, "pmmh");
     check_against_reference(exact);
     check_against_reference(pmmh);
     for (int k = 0; k < 2; ++k) {
