@@ -261,8 +261,6 @@ class Bench {
     out_.assign(m_, 0);
   }
 
-  std::uint64_t samples() const { return m_; }
-
   // Why `kernel` cannot run at this size, or "" if it can.
   std::string skip_reason(Kernel kernel) const {
     const double bytes = static_cast<double>(table_bytes(kernel));

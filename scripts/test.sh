@@ -10,9 +10,9 @@
 #      built against it in build-openmp/ (scripts/build-kokkos4.sh), and all of CTest with 2 OpenMP
 #      threads per process (OMP_NUM_THREADS=2, OMP_PROC_BIND=false, MPI ranks not bound to cores)
 #   5. Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH, default
-#      HOPPER90) with the patches for CUDA 13, rsmc, every test executable and tool built through
-#      Kokkos' nvcc_wrapper in build-cuda/, then installed and examples/random_walk built against the
-#      install. Nothing runs (no GPU here). Skipped, saying so, only when nvcc is absent.
+#      HOPPER90) with the patches for CUDA 13, the rsmc command (engine, models, drivers) built
+#      through Kokkos' nvcc_wrapper in build-cuda/, then installed and examples/random_walk built
+#      against the install. Nothing runs (no GPU here). Skipped, saying so, only when nvcc is absent.
 #
 #   scripts/test.sh [STAGE...]    STAGE: regular sanitize fuzz openmp cuda (default: all, in this order)
 #
@@ -71,7 +71,10 @@ kokkos_cuda() {
   if [ -z "${RSMC_KOKKOS_CUDA_PATCHES+set}" ] && [ -f "$deps/kokkos-4.6.01-cuda13.patch" ]; then
     RSMC_KOKKOS_CUDA_PATCHES=$deps/kokkos-4.6.01-cuda13.patch
   fi
-  RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda
+  # The `rsmc` target: the engine, every model, the drivers and benchmarks through nvcc. The test
+  # executables are not built here: through nvcc each of their files takes about a minute on 2 cores
+  # (`scripts/build-kokkos4.sh cuda` with no target builds them); stage 1 compiles tests/cuda with nvcc.
+  RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda rsmc
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
 }
