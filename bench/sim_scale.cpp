@@ -291,10 +291,11 @@ SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks
   std::vector<std::uint32_t> sources(p, 0), sends(p, 0);
   if (keep_destinations) pt.destinations.assign(p, {});
   std::uint64_t first_id = 0, moved = 0, messages = 0;
+  const Layout blocks(dist);
   for (std::size_t k = 0; k < p; ++k) {
     const int rank = static_cast<int>(k);
     const std::uint64_t c = pt.offspring[k], block = dist.count(rank);
-    const RebalancePlan plan(dist, rank, first_id, c);
+    const RebalancePlan plan(blocks, rank, first_id, c);
     first_id += c;
     moved += plan.particles_sent();
     messages += plan.sends.size();

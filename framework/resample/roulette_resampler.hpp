@@ -102,7 +102,7 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int d = store.state_dim();
-  const RebalancePlan plan(dist, rank, selection.first_id, selection.offspring);
+  const RebalancePlan plan(Layout(dist), rank, selection.first_id, selection.offspring);
   const std::uint64_t block_first = dist.first(rank);
 
   // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
