@@ -25,8 +25,8 @@
 
 namespace rsmc {
 
-// The default --balance-tolerance: the tau of the lowest modelled step time in `rsmc sim-scale`
-// (docs/resampling.md, "Choosing the tolerance").
+// The default tolerance: 0, the fixed block layout, until the sim-scale curves of issue 17 (the tau
+// of the lowest modelled step time) choose another.
 inline constexpr double kDefaultBalanceTolerance = 0.0;
 
 // What the user chose. Empty capacities: equal.

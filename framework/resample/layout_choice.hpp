@@ -6,7 +6,7 @@
 //     moved(b) = sum_k (c_k - |H_k ∩ B_k|)
 // particles: every offspring outside its holder's new range. choose_layout() returns a layout in
 // the band with the least moved(b), computed from the counts alone (the same on every rank), in
-// integer arithmetic. docs/resampling.md ("The layout") has the proof; in short:
+// integer arithmetic. docs/resampling.md ("The layout within a tolerance band") has the proof; in short:
 //   1. moved(b) = sum_{j=1}^{p-1} phi_j(b_j), phi_j(b) = |clamp(b, q_{j-1}, q_{j+1}) - q_j|: a boundary
 //      moved from q_j to b hands over the offspring of ranks j-1 and j lying between (and no more:
 //      beyond a neighbouring held boundary the ids belong to ranks further on and are counted at
