@@ -7,6 +7,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/engine/invalid_likelihood.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 #include "base/rng/stream.hpp"
@@ -21,6 +22,9 @@ struct FilterOptions {
   Resampler resampler = Resampler::roulette;
   LocalSampler local_sampler = LocalSampler::search;  // the roulette resampler's local kernel
   InvalidLikelihood invalid_likelihood = InvalidLikelihood::error;  // NaN or +inf log-likelihoods
+  // --balance-tolerance, --rank-capacity: the counts each rank may hold after a roulette resampling
+  // (framework/particles/load_band.hpp). They move particles only: results do not depend on them.
+  BalanceOptions balance;
 
   void validate() const {
     if (particles == 0) throw Error("--particles: 0 is not a valid particle count; expected an integer >= 1");
@@ -37,6 +41,10 @@ struct FilterOptions {
       throw Error(std::string("--local-sampler ") + local_sampler_name(local_sampler) +
                   " applies to --resampler roulette only; --resampler " + resampler_name(resampler) +
                   " always uses binary search");
+    const bool moving_layout = balance.tolerance != 0.0 || !balance.capacities.empty();
+    if (moving_layout && (resampler == Resampler::allgather || resampler == Resampler::gather_root))
+      throw Error(std::string("--balance-tolerance / --rank-capacity: --resampler ") + resampler_name(resampler) +
+                  " keeps the block distribution; use --resampler roulette or leave both options out");
   }
 };
 
