@@ -71,7 +71,9 @@ int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
       options.resampler = parse_resampler(resampler);
       options.local_sampler = parse_local_sampler(local_sampler);
       options.invalid_likelihood = parse_invalid_likelihood(invalid_likelihood);
+      options.balance = {balance_tolerance, parse_rank_capacity(rank_capacity)};
       options.validate();
+      LoadBand(options.particles, ranks, options.balance);  // throws naming the option
       if (steps_option != nullptr && steps_option->count() > 0 && steps < 1)
         throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
       if (data.empty()) {
