@@ -32,7 +32,31 @@ using HostExec = Kokkos::DefaultHostExecutionSpace;
 using HostSpace = Kokkos::HostSpace;
 using WeightView = Kokkos::View<double*, HostSpace>;
 using DrawView = Kokkos::View<std::uint64_t*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-using AliasTable = kernels::alias::AliasTable<double, HostSpace>;
+using ExactWeights = Kokkos::View<std::uint64_t*, HostSpace>;
+using AliasTable = kernels::alias::AliasTable<std::uint64_t, HostSpace>;
+
+// The execution space of the threaded alias kernels: Kokkos 4 OpenMP instances of a chosen size, else
+// the default host space at its own concurrency.
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+using ThreadedExec = Kokkos::OpenMP;
+ThreadedExec threaded_exec(int threads) { return Kokkos::OpenMP(threads); }
+#else
+using ThreadedExec = HostExec;
+ThreadedExec threaded_exec(int /*threads*/) { return HostExec(); }
+#endif
+int max_threads() { return ThreadedExec().concurrency(); }
+
+// wrs, the CPU PSA+ of Huebschle-Schneider and Sanders ("Parallel weighted random sampling", 2019),
+// built and measured on this project's 2-core development machine at n = 10^7 (items/s): the figures
+// the threaded PSA+ construction is compared against.
+struct WrsReference {
+  const char* weights;
+  int threads;
+  double items_per_s;
+};
+constexpr std::uint64_t kWrsN = 10000000;
+constexpr WrsReference kWrsReference[] = {
+    {"uniform", 1, 70e6}, {"uniform", 2, 140e6}, {"power-law", 1, 230e6}, {"power-law", 2, 400e6}};
 
 constexpr std::uint32_t kStep = 1;                     // the step of every sampling stream
 constexpr std::uint64_t kDefaultSampleCap = 10000000;  // --samples n: at most 10^7 samples
@@ -92,6 +116,7 @@ struct Plan {
   int repeats = 5;
   std::uint64_t seed = 1;
   double max_table_bytes = 0.0;
+  std::vector<int> threads;  // of the threaded (Kokkos) alias kernels
 };
 
 Plan make_plan(const KernelsBench& b) {
@@ -115,6 +140,14 @@ Plan make_plan(const KernelsBench& b) {
   if (!(b.max_table_gib > 0.0) || !std::isfinite(b.max_table_gib))
     throw Error("--max-table-gib: expected a positive number of GiB");
   plan.max_table_bytes = b.max_table_gib * 1073741824.0;
+  for (const auto& text : list_entries("--threads", b.threads)) {
+    std::uint64_t t = 0;
+    if (!parse_count(text, t) || t == 0 || t > static_cast<std::uint64_t>(max_threads()))
+      throw Error("--threads: '" + text + "' is not a usable thread count; expected 1 to " +
+                  std::to_string(max_threads()) + " (" + HostExec::name() +
+                  (max_threads() > 1 ? std::string(", OMP_NUM_THREADS") : std::string(" build")) + ")");
+    plan.threads.push_back(static_cast<int>(t));
+  }
   return plan;
 }
 
@@ -200,6 +233,8 @@ struct Phase {
   std::uint64_t table_bytes = 0;
   int inner = 1;
   const char* rng = nullptr;  // the generator inside the timed sample loop
+  std::vector<double> given_total_seconds;  // alias-psa(-plus): the build with the total passed in
+  std::string table_hash;                   // alias builds: FNV-1a of the rows (equal tables, equal hashes)
 };
 
 // Calls per timing: enough that one timing covers about 2^17 items.
@@ -215,6 +250,8 @@ class Bench {
   Bench(const Plan& plan, Pattern pattern, std::uint64_t n, CopyFloor& floor, bool verbose)
       : plan_(plan), n_(n), floor_(floor), verbose_(verbose) {
     w_ = make_weights(pattern, n, plan.seed);
+    w64_ = ExactWeights(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::bench::exact weights"), n);
+    for (std::uint64_t i = 0; i < n; ++i) w64_(i) = static_cast<std::uint64_t>(w_(i));  // integer-valued: exact
     cumulative_.resize(n);
     double run = 0.0;
     for (std::uint64_t i = 0; i < n; ++i) cumulative_[i] = run += w_(i);
@@ -243,7 +280,8 @@ class Bench {
     return "";
   }
 
-  std::vector<Phase> run(Kernel kernel) {
+  // Runs `kernel`; the threaded alias kernels on `threads` threads.
+  std::vector<Phase> run(Kernel kernel, int threads) {
     switch (kernel) {
       case Kernel::binary_search: return binary_search();
       case Kernel::cutpoint: return forest_family<kernels::CutpointTable<double, HostExec>>(kernel);
@@ -251,9 +289,9 @@ class Bench {
       case Kernel::butterfly: return butterfly();
       case Kernel::alias_vose:
       case Kernel::alias_psa:
-      case Kernel::alias_psa_plus: return alias_build(kernel);
+      case Kernel::alias_psa_plus: return alias_build(kernel, threads);
       case Kernel::alias_baseline:
-      case Kernel::alias_sectioned: return alias_sample(kernel);
+      case Kernel::alias_sectioned: return alias_sample(kernel, threads);
       case Kernel::std_discrete: return std_discrete();
       case Kernel::rng: return rng_only();
     }
@@ -273,7 +311,7 @@ class Bench {
       case Kernel::alias_psa:
       case Kernel::alias_psa_plus:
       case Kernel::alias_baseline:
-      case Kernel::alias_sectioned: return sizeof(kernels::alias::AliasRow<double>) * n;
+      case Kernel::alias_sectioned: return sizeof(kernels::alias::AliasRow<std::uint64_t>) * n;
       case Kernel::std_discrete: return 16 * n;  // libstdc++: probabilities and their partial sums
       case Kernel::rng: return 0;
     }
@@ -346,28 +384,26 @@ class Bench {
                   std::to_string(m * p));
   }
 
-  // A valid alias table whose rows give every item its weight back (within the rounding bound the
-  // unit tests use, 4 n eps W).
+  // A valid exact alias table whose rows give every item exactly n times its weight back.
   void check_alias_table(Kernel kernel, const AliasTable& table) const {
+    using exact::u128;
     const auto fail = [&](const std::string& what) {
       throw Error(std::string("internal error: bench kernels: ") + kernel_name(kernel) + ": " + what);
     };
     if (table.size() != n_) fail("the table has " + std::to_string(table.size()) + " rows");
-    std::vector<double> mass(n_, 0.0);
-    const double cap = table.capacity;
+    std::vector<u128> mass(n_, 0);
+    const u128 cap = table.capacity;
     for (std::uint64_t i = 0; i < n_; ++i) {
       const auto& row = table.rows(i);
-      if (!(row.alias < n_) || !(row.threshold >= 0.0) || !(row.threshold <= cap) ||
-          (row.threshold == cap && row.alias != i))
+      if (!(row.alias() < n_) || !(row.threshold() <= cap) || (row.threshold() == cap && row.alias() != i))
         fail("row " + std::to_string(i) + " is not a valid alias row");
-      mass[i] += row.threshold;
-      mass[row.alias] += cap - row.threshold;
+      mass[i] += row.threshold();
+      mass[row.alias()] += cap - row.threshold();
     }
-    const double bound = 4.0 * static_cast<double>(n_) * 2.220446049250313e-16 * total_;
     for (std::uint64_t i = 0; i < n_; ++i)
-      if (!(std::fabs(mass[i] - w_(i)) <= bound))
-        fail("item " + std::to_string(i) + " gets " + std::to_string(mass[i]) + " of the table, expected its weight " +
-             std::to_string(w_(i)));
+      if (mass[i] != static_cast<u128>(w64_(i)) * n_)
+        fail("item " + std::to_string(i) + " gets " + exact::to_string(mass[i]) + " of the table, expected n w = " +
+             exact::to_string(static_cast<u128>(w64_(i)) * n_));
   }
 
   template <class Index>
@@ -431,33 +467,69 @@ class Bench {
     return {build, sample};
   }
 
-  std::vector<Phase> alias_build(Kernel kernel) {
+  // 64-bit FNV-1a over every row's threshold (low 64 and high 32 bits) and alias: PSA's hash equals
+  // Vose's, and every builder's is the same for any --threads count.
+  static std::string rows_hash(const AliasTable& table) {
+    std::uint64_t h = 1469598103934665603ULL;
+    const auto mix = [&h](std::uint64_t x, int bytes) {
+      for (int b = 0; b < bytes; ++b) h = (h ^ ((x >> (8 * b)) & 0xff)) * 1099511628211ULL;
+    };
+    for (std::uint64_t i = 0; i < table.size(); ++i) {
+      const auto& row = table.rows(i);
+      mix(static_cast<std::uint64_t>(row.threshold()), 8);
+      mix(static_cast<std::uint64_t>(row.threshold() >> 64), 4);
+      mix(row.alias(), 4);
+    }
+    char text[20];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+  }
+
+  // Vose: table and workspace reused. PSA, PSA+: the storage is sized by an untimed first build and
+  // reused, as the engine does; the total is computed inside the timed build.
+  std::vector<Phase> alias_build(Kernel kernel, int threads) {
     Phase build = build_phase(kernel);
     AliasTable table;
-    kernels::alias::VoseWorkspace workspace;
-    measure(build, [&] {
-      if (kernel == Kernel::alias_vose)
-        kernels::alias::build_vose(w_.data(), n_, table, workspace);
-      else if (kernel == Kernel::alias_psa)
-        table = kernels::alias::build_psa(w_);
-      else
-        table = kernels::alias::build_psa_plus(w_);
-      HostExec().fence();
-    });
+    if (kernel == Kernel::alias_vose) {
+      kernels::alias::VoseWorkspace workspace;
+      measure(build, [&] { kernels::alias::build_vose(w64_.data(), n_, table, workspace); });
+    } else {
+      const ThreadedExec exec = threaded_exec(threads);
+      kernels::alias::PsaOptions options;
+      options.method =
+          kernel == Kernel::alias_psa ? kernels::alias::AliasMethod::psa : kernels::alias::AliasMethod::psa_plus;
+      kernels::alias::AliasStorage<HostSpace> storage;
+      const exact::u128 total = kernels::alias::alias_total(exec, w64_, storage);
+      kernels::alias::build_alias(exec, w64_, total, storage, options);
+      measure(build, [&] {
+        table = kernels::alias::build_alias(exec, w64_, storage, options);
+        exec.fence();
+      });
+      Phase given = build;  // the engine knows its total: the same build without that pass
+      given.seconds.clear();
+      given.copy_seconds.clear();
+      measure(given, [&] {
+        kernels::alias::build_alias(exec, w64_, total, storage, options);
+        exec.fence();
+      });
+      build.given_total_seconds = given.seconds;
+    }
     check_alias_table(kernel, table);
+    build.table_hash = rows_hash(table);
     return {build};
   }
 
-  std::vector<Phase> alias_sample(Kernel kernel) {
+  std::vector<Phase> alias_sample(Kernel kernel, int threads) {
     Phase sample = sample_phase(kernel, "philox4x32-10");
-    const AliasTable table = kernels::alias::build_vose(w_.data(), n_);
+    const AliasTable table = kernels::alias::build_vose(w64_.data(), n_);
     const DrawView draws(out_.data(), m_);
+    const ThreadedExec exec = threaded_exec(threads);
     measure(sample, [&] {
       if (kernel == Kernel::alias_baseline)
-        kernels::alias::sample_draws(table, plan_.seed, kStep, draws);
+        kernels::alias::sample_draws(exec, table, plan_.seed, kStep, draws);
       else
-        kernels::alias::sample_draws_sectioned(table, plan_.seed, kStep, draws);
-      HostExec().fence();
+        kernels::alias::sample_draws_sectioned(exec, table, plan_.seed, kStep, draws);
+      exec.fence();
     });
     check_draws(kernel);
     return {sample};
@@ -489,12 +561,72 @@ class Bench {
   CopyFloor& floor_;
   bool verbose_;
   WeightView w_;
+  ExactWeights w64_;  // the same weights as std::uint64_t (the alias kernels')
   std::vector<double> cumulative_;  // the exact prefix sums: the reference of every inverse CDF
   double total_ = 0.0;
   Points points_{};
   std::uint64_t m_ = 0;
   std::vector<std::uint64_t> out_;  // the indices of the last sample phase
 };
+
+// The Kokkos alias kernels run once per --threads count; the others are sequential.
+bool is_threaded(Kernel k) {
+  return k == Kernel::alias_psa || k == Kernel::alias_psa_plus || k == Kernel::alias_baseline ||
+         k == Kernel::alias_sectioned;
+}
+
+// A "skipped" line for each phase the kernel has.
+void print_skipped(Kernel kernel, const std::string& head, const std::string& common, const std::string& tail,
+                   const std::string& reason) {
+  const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned && kernel != Kernel::rng;
+  const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa && kernel != Kernel::alias_psa_plus;
+  for (const char* phase : {"build", "sample"})
+    if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
+      std::fputs((head + json_string(phase) + common + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail)
+                     .c_str(),
+                 stdout);
+  std::fflush(stdout);
+}
+
+// alias-psa(-plus) builds: the same build with the total passed in, as the engine calls it.
+std::string given_total_fields(const Phase& p) {
+  if (p.given_total_seconds.empty()) return "";
+  const double med = median(p.given_total_seconds);
+  const double fastest = *std::min_element(p.given_total_seconds.begin(), p.given_total_seconds.end());
+  return ",\"given_total_items_per_s\":" + json_number(static_cast<double>(p.items) / med) +
+         ",\"given_total_seconds_median\":" + json_number(med) +
+         ",\"given_total_seconds_min\":" + json_number(fastest);
+}
+
+// The measured fields of one phase.
+std::string phase_fields(const Phase& p) {
+  const bool build = p.phase[0] == 'b';
+  const double med = median(p.seconds), copy_med = median(p.copy_seconds);
+  const double fastest = *std::min_element(p.seconds.begin(), p.seconds.end());
+  return ",\"samples\":" + (build ? std::string("null") : std::to_string(p.items)) +
+         ",\"rng\":" + (p.rng ? json_string(p.rng) : std::string("null")) + ",\"inner\":" + std::to_string(p.inner) +
+         (build ? ",\"items_per_s\":" : ",\"samples_per_s\":") + json_number(static_cast<double>(p.items) / med) +
+         ",\"seconds_median\":" + json_number(med) + ",\"seconds_min\":" + json_number(fastest) +
+         ",\"table_bytes\":" + std::to_string(p.table_bytes) + ",\"copy_bytes\":" + std::to_string(p.copy_bytes) +
+         ",\"copy_seconds_median\":" + json_number(copy_med) +
+         ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
+         ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
+         given_total_fields(p) + (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
+}
+
+// wrs's figure for (weights, threads), if there is one, and the ratios of this build's rate to it
+// (median and fastest repeat).
+std::string wrs_fields(const std::string& weights, int threads, const Phase& p) {
+  for (const WrsReference& ref : kWrsReference) {
+    if (weights != ref.weights || threads != ref.threads) continue;
+    const double med = median(p.seconds), fastest = *std::min_element(p.seconds.begin(), p.seconds.end());
+    const double items = static_cast<double>(p.items);
+    return std::string(",\"reference\":\"wrs PSA+\",\"reference_items_per_s\":") + json_number(ref.items_per_s) +
+           ",\"ratio_to_reference\":" + json_number(items / med / ref.items_per_s) +
+           ",\"best_ratio_to_reference\":" + json_number(items / fastest / ref.items_per_s);
+  }
+  return "";
+}
 
 // Ranks other than 0 wait here, sleeping rather than spinning in a barrier, while rank 0 works.
 void wait_for_rank0(MPI_Comm comm) {
@@ -511,10 +643,12 @@ void wait_for_rank0(MPI_Comm comm) {
 
 void KernelsBench::add_to(CLI::App& app) {
   app.footer(
-      "Runs on rank 0 only, on one thread of the host execution space (Serial in the default build); other ranks "
-      "wait idle. Weights are integer-valued doubles with exact prefix sums, so every inverse-CDF kernel is checked "
-      "(untimed) to return the binary-search index of every sample; alias tables are checked to give every item its "
-      "weight back. Sampling includes the random number generation (one Philox4x32-10 block per sample; "
+      "Runs on rank 0 only (other ranks wait idle): the sequential kernels on one thread, the Kokkos alias kernels "
+      "once per --threads count. Weights are integer-valued doubles with exact prefix sums, so every inverse-CDF kernel is checked "
+      "(untimed) to return the binary-search index of every sample; alias tables (exact, from the same weights as "
+      "64-bit integers) are checked to give every item exactly n times its weight back; alias-psa-plus at n = 1e7 "
+      "on 1 or 2 threads also reports its ratio to wrs (Huebschle-Schneider and Sanders' CPU PSA+) measured on "
+      "the development machine. Sampling includes the random number generation (one Philox4x32-10 block per sample; "
       "std-discrete: std::mt19937_64). Each phase is timed --repeats times after a std::memcpy of its bytes (build: "
       "the structure; sample: 8 bytes per sample). One JSON line per (n, weights, kernel, phase) on stdout and "
       "nothing else; see docs/performance.md.");
@@ -539,6 +673,12 @@ void KernelsBench::add_to(CLI::App& app) {
   app.add_option("--max-table-gib", max_table_gib,
                  "Skip (with a \"skipped\" line) a kernel whose structure is larger than this many GiB")
       ->capture_default_str();
+  app.add_option("--threads", threads,
+                 "Thread counts of the Kokkos alias kernels (alias-psa, alias-psa-plus, alias-baseline, "
+                 "alias-sectioned), each run once per count on a host execution space instance of that many threads; "
+                 "a comma list, at most OMP_NUM_THREADS (Kokkos 4 OpenMP builds; Serial builds: 1)")
+      ->type_name("T,...")
+      ->capture_default_str();
   app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
 }
 
@@ -553,7 +693,6 @@ int KernelsBench::run(MPI_Comm comm) const {
   std::exception_ptr failure;
   try {
     const std::string date = today(), host = host_name();
-    const int threads = static_cast<int>(HostExec().concurrency());
     CopyFloor floor;
     for (const std::uint64_t n : plan.sizes) {
       for (const Pattern pattern : plan.patterns) {
@@ -562,49 +701,29 @@ int KernelsBench::run(MPI_Comm comm) const {
                        static_cast<unsigned long long>(n), pattern_name(pattern));
         Bench bench(plan, pattern, n, floor, verbose);
         for (const Kernel kernel : plan.kernels) {
-          const std::string head =
-              std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
-          const std::string common =
-              ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) + "\",\"exponent\":" +
-              (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
-              ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
-              ",\"threads\":" + std::to_string(threads) + ",\"host_space\":" + json_string(HostExec::name());
-          const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
-          const std::string reason = bench.skip_reason(kernel);
-          if (!reason.empty()) {
-            const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned &&
-                                kernel != Kernel::rng;
-            const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa &&
-                                 kernel != Kernel::alias_psa_plus;
-            for (const char* phase : {"build", "sample"})
-              if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
-                std::fputs((head + json_string(phase) + common + ",\"skipped\":true,\"reason\":" + json_string(reason) +
-                            tail)
-                               .c_str(),
-                           stdout);
-            std::fflush(stdout);
-            continue;
-          }
-          if (verbose) std::fprintf(stderr, " %s\n", kernel_name(kernel));
-          for (const Phase& p : bench.run(kernel)) {
-            const bool build = p.phase[0] == 'b';
-            const double med = median(p.seconds), copy_med = median(p.copy_seconds);
-            const double fastest = *std::min_element(p.seconds.begin(), p.seconds.end());
-            std::string line = head + json_string(p.phase) + common +
-                               ",\"samples\":" + (build ? std::string("null") : std::to_string(p.items)) +
-                               ",\"rng\":" + (p.rng ? json_string(p.rng) : std::string("null")) +
-                               ",\"inner\":" + std::to_string(p.inner) +
-                               (build ? ",\"items_per_s\":" : ",\"samples_per_s\":") +
-                               json_number(static_cast<double>(p.items) / med) +
-                               ",\"seconds_median\":" + json_number(med) +
-                               ",\"seconds_min\":" + json_number(fastest) +
-                               ",\"table_bytes\":" + std::to_string(p.table_bytes) +
-                               ",\"copy_bytes\":" + std::to_string(p.copy_bytes) +
-                               ",\"copy_seconds_median\":" + json_number(copy_med) +
-                               ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
-                               ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL);
-            std::fputs((line + tail).c_str(), stdout);
-            std::fflush(stdout);
+          for (const int threads : is_threaded(kernel) ? plan.threads : std::vector<int>{1}) {
+            const std::string head =
+                std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
+            const std::string common =
+                ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) + "\",\"exponent\":" +
+                (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
+                ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
+                ",\"threads\":" + std::to_string(threads) + ",\"host_space\":" +
+                json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name());
+            const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
+            const std::string reason = bench.skip_reason(kernel);
+            if (!reason.empty()) {
+              print_skipped(kernel, head, common, tail, reason);
+              continue;
+            }
+            if (verbose) std::fprintf(stderr, " %s, %d thread(s)\n", kernel_name(kernel), threads);
+            for (const Phase& p : bench.run(kernel, threads)) {
+              const std::string reference = kernel == Kernel::alias_psa_plus && n == kWrsN
+                                                ? wrs_fields(pattern_name(pattern), threads, p)
+                                                : std::string();
+              std::fputs((head + json_string(p.phase) + common + phase_fields(p) + reference + tail).c_str(), stdout);
+              std::fflush(stdout);
+            }
           }
         }
       }

@@ -20,10 +20,16 @@
 //   butterfly        build: ButterflyWarpTable<double, 32> with every lane holding the distribution
 //                    (W x n cells of 8 bytes); sample: its warp search, 32 points per round
 //   alias-vose       build: build_vose (sequential; table and workspace reused)
-//   alias-psa        build: build_psa (Kokkos on the host execution space; allocates its table)
-//   alias-psa-plus   build: build_psa_plus (likewise)
+//   alias-psa        build: build_alias, PSA (Kokkos on a host execution space instance of --threads
+//                    threads; storage reused across builds, the total computed inside; timed again
+//                    with the total passed in, as the engine calls it: "given_total_*" fields)
+//   alias-psa-plus   build: build_alias, PSA+ (likewise; 2^16-item greedy sections)
 //   alias-baseline   sample: sample_draws on the Vose table (one Philox block per draw, RNG included)
 //   alias-sectioned  sample: sample_draws_sectioned (4096-row sections)
+// The alias kernels build exact tables from the same weights as std::uint64_t (the engine's
+// fixed-point weights; integer-valued doubles convert exactly): 16-byte rows of a 96-bit threshold
+// and a 32-bit alias. alias-psa-plus at n = 10^7 with 1 or 2 threads also reports its ratio to wrs, the
+// CPU PSA+ of Huebschle-Schneider and Sanders, measured on this machine (kWrsReference in the source).
 //   std-discrete     build and sample: std::discrete_distribution<std::uint64_t>, std::mt19937_64
 //   rng              sample: the Philox uniforms alone (the RNG share of every inverse-CDF sample)
 // Inverse-CDF sampling maps point k = u_k * total (u_k = the uniform of Stream(seed, resample, 1, k),
@@ -32,8 +38,10 @@
 // `inner` times per timing and divided); before each, a std::memcpy of the phase's bytes (build: the
 // structure the kernel builds; sample: 8 bytes per sample, the indices it writes) is timed as the floor.
 //
-// Rank 0 runs everything on one thread of the host execution space (Serial in the default build;
-// other ranks wait idle, sleeping) and prints one JSON line per (n, weights, kernel, phase) on stdout
+// Rank 0 runs everything (other ranks wait idle, sleeping): the sequential kernels on one thread, the
+// Kokkos alias kernels (alias-psa, alias-psa-plus, alias-baseline, alias-sectioned) once per --threads
+// count on a host execution space instance of that many threads (Kokkos 4 OpenMP builds: up to
+// OMP_NUM_THREADS; Serial builds: 1) and prints one JSON line per (n, weights, kernel, phase) on stdout
 // (fields: docs/performance.md); a kernel that cannot run a size (its structure above --max-table-gib,
 // or more items than its index type) gets a line with "skipped": true and a reason. Nothing else goes
 // to stdout; --verbose reports progress on stderr.
@@ -55,6 +63,7 @@ struct KernelsBench {
   long long repeats = 5;
   long long seed = 1;
   double max_table_gib = 8.0;  // a kernel whose structure is larger is skipped
+  std::vector<std::string> threads{"1"};  // thread counts of the Kokkos alias kernels
   bool verbose = false;
 
   void add_to(CLI::App& app);

@@ -123,10 +123,17 @@ ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, Partic
   // roulette resampler's workspace between steps (its exps are not given: computed here).
   switch (resampler) {
     case Resampler::roulette:
-    case Resampler::roulette_algorithm1:
-      return resample_roulette(comm, dist, store, max_log_weight, scheme,
-                               resampler == Resampler::roulette_algorithm1, seed, kStep, sampler, nullptr,
-                               &workspace);
+    case Resampler::roulette_algorithm1: {
+      RouletteRequest<Space> request;
+      request.max_log_weight = max_log_weight;
+      request.scheme = scheme;
+      request.resampler = resampler;
+      request.sampler = sampler;
+      request.seed = seed;
+      request.step = kStep;
+      request.workspace = &workspace;
+      return resample_roulette(comm, dist, store, request);
+    }
     case Resampler::allgather:
     case Resampler::gather_root: {
       const double u = rng::Stream(seed, rng::Purpose::resample, kStep, 0).uniform();

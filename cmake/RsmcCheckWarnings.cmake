@@ -1,6 +1,6 @@
 # rsmc_check_warnings(): fails the configure step if a target that compiles rsmc's own C++ does not
-# link rsmc_warnings (-Wall -Wextra -Wpedantic [-Werror]), so no new library, executable, test or
-# tool can silently build without the warning flags. Called once, after every subdirectory.
+# link rsmc_warnings (-Wall -Wextra -Wpedantic [-Werror], and no FMA contraction), so no new library,
+# executable, test or tool can silently build without those flags. Called once, after every subdirectory.
 # Exempt: targets without C++ sources (rsmc_cuda_kernels: nvcc, with its own --Werror=all-warnings).
 function(_rsmc_collect_targets dir out)
   get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)

@@ -17,7 +17,9 @@
 #include "bench/kernels_bench.hpp"
 #include "bench/memory_bench.hpp"
 #include "bench/resample_bench.hpp"
+#include "bench/select_bench.hpp"
 #include "bench/sim_scale.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
@@ -69,6 +71,9 @@ int run(int argc, char** argv, MPI_Comm comm) {
   const std::vector<Subcommand> benches = {
       add_bench<rsmc::bench::ResampleBench>(
           *bench_app, "resample", "Time the resampler implementations against a memcpy of the same state bytes"),
+      add_bench<rsmc::bench::SelectBench>(
+          *bench_app, "select",
+          "Time the data-parallel selection against the serial select_offspring on the same weights"),
       add_bench<rsmc::bench::KernelsBench>(
           *bench_app, "kernels",
           "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
@@ -129,7 +134,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
       return 0;
     }
   } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", e.what());
+    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", rsmc::drivers::error_text(e).c_str());
     return 1;
   }
   return 0;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/core/error.hpp"
+#include "drivers/field_flags.hpp"
 
 namespace rsmc::drivers {
 
@@ -17,7 +18,7 @@ void run_collectively(MPI_Comm comm, const std::function<void()>& work) {
     work();
   } catch (const std::exception& e) {
     failed = true;
-    message = e.what();
+    message = error_text(e);
   }
   int first_failed = failed ? rank : size;
   MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm);

@@ -12,7 +12,8 @@
 namespace rsmc::drivers {
 
 // Runs `work` on every rank of `comm`. If it throws on any rank, every rank throws rsmc::Error
-// carrying the message of the lowest rank that failed. Collective: all ranks must call it.
+// carrying the message of the lowest rank that failed (a FieldError's with the command line's flags,
+// drivers/field_flags.hpp). Collective: all ranks must call it.
 void run_collectively(MPI_Comm comm, const std::function<void()>& work);
 
 // Runs `work` on rank 0 only (e.g. writing a file); failures are broadcast as above.

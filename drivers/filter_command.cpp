@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "drivers/collective.hpp"
+#include "drivers/integer_option.hpp"
 #include "drivers/model_registry.hpp"
 #include "framework/parallel/phase_times.hpp"
 #include "framework/io/hdf5_observations.hpp"
@@ -21,12 +22,18 @@ void FilterCommand::add_to(CLI::App& app) {
                  "Run configuration (TOML): any option below as `key = value` with '-' written '_' (e.g. "
                  "ess_threshold = 0.9), model parameters under [parameters]; flags given on the command line win");
   auto* o_model = app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
-  auto* o_particles = app.add_option("--particles,-n", particles, "Total number of particles N over all ranks (N >= ranks)")
-      ->capture_default_str();
+  auto* o_particles = app.add_option("--particles,-n", particles,
+                                     "Total number of particles N over all ranks (N >= ranks; integers may be "
+                                     "written 1e6 or 2.5e5)")
+                          ->transform(integer_notation(false))
+                          ->capture_default_str();
   steps_option = app.add_option("--steps,-T", steps,
                  "Number of observations to filter (default: all of --data, or " +
-                     std::to_string(kDefaultSimulatedSteps) + " simulated steps)");
-  auto* o_seed = app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")->capture_default_str();
+                     std::to_string(kDefaultSimulatedSteps) + " simulated steps)")
+                     ->transform(integer_notation(true));
+  auto* o_seed = app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")
+                     ->transform(integer_notation(false))
+                     ->capture_default_str();
   auto* o_ess = app.add_option("--ess-threshold", ess_threshold,
                  "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
       ->capture_default_str();
@@ -69,17 +76,21 @@ void FilterCommand::add_to(CLI::App& app) {
   auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
                  "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                  "checkpoints and stops with exit code 75)")
+      ->transform(integer_notation(true))
       ->capture_default_str();
   auto* o_dir = app.add_option("--checkpoint-dir", checkpoint_dir,
                  "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
                  "without --restart refuses a directory that already holds checkpoints")
       ->capture_default_str();
   auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
+      ->transform(integer_notation(true))
       ->capture_default_str();
   auto* o_restart = app.add_option("--restart", restart,
                  "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
-                 "ranks; give the original run's options: a run that differs in a way that changes results is "
-                 "refused");
+                 "ranks. Every option the checkpoint's run had and this command (or --config) does not give is "
+                 "taken from the checkpoint: model, [parameters], particles, steps, seed, ess-threshold, scheme, "
+                 "resampler, samplers, invalid-likelihood, data. Options given must agree with it: a run that "
+                 "differs in a way that changes results is refused");
   auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
   auto* o_verbose = app.add_flag("--verbose,-v", verbose,
                                  "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
@@ -118,25 +129,105 @@ void FilterCommand::load_config() {
   if (config_file.empty()) return;
   const config::TomlDocument doc = config::read_toml_file(config_file);
   config_document = std::make_shared<config::TomlDocument>(doc);
-  model_parameters = ModelParameters(config_keys.apply(*config_document, "parameters"), config_document.get());
+  parameter_values = config_keys.apply(*config_document, "parameters");
+  model_parameters = ModelParameters(parameter_values, config_document.get());
 }
 
-std::string FilterCommand::configuration_text(int ranks, int resolved_steps) const {
+namespace {
+
+// `text` as a TOML basic string: "..." with quotes, backslashes and control characters escaped.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char code[8];
+          std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
+          out += code;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A value read from a run file, written back as TOML (numbers as they were written).
+std::string toml_text(const config::TomlValue& v) {
+  if (v.type == config::TomlValue::Type::string) return quoted(v.text);
+  if (v.type != config::TomlValue::Type::array) return v.text;
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.elements.size(); ++i) out += (i == 0 ? "" : ", ") + toml_text(v.elements[i]);
+  return out + "]";
+}
+
+// The newest checkpoint in `dir` for `--restart latest`, else `restart` itself.
+std::string restart_file(const std::string& restart, const std::string& dir) {
+  if (restart != "latest") return restart;
+  const auto found = list_checkpoints(dir);
+  if (found.empty()) throw Error("--restart latest: no checkpoint-<step>.h5 in --checkpoint-dir '" + dir + "'");
+  return found.back();
+}
+
+}  // namespace
+
+std::string FilterCommand::configuration_text(std::optional<int> ranks, int resolved_steps) const {
   std::ostringstream out;
-  out << "model = \"" << model << "\"\n"
+  out << "model = " << quoted(model) << "\n"
       << "particles = " << particles << "\n"
       << "steps = " << resolved_steps << "\n"
       << "seed = " << seed << "\n"
       << "ess_threshold = " << std::setprecision(17) << ess_threshold << "\n"
-      << "data = \"" << data << "\"\n"
-      << "resampling = \"" << resampling << "\"\n"
-      << "resampler = \"" << resampler << "\"\n"
-      << "local_sampler = \"" << local_sampler << "\"\n"
-      << "invalid_likelihood = \"" << invalid_likelihood << "\"\n"
+      << "data = " << quoted(data) << "\n"
+      << "resampling = " << quoted(resampling) << "\n"
+      << "resampler = " << quoted(resampler) << "\n"
+      << "local_sampler = " << quoted(local_sampler) << "\n"
+      << "invalid_likelihood = " << quoted(invalid_likelihood) << "\n"
       << "balance_tolerance = " << std::setprecision(17) << balance_tolerance << "\n"
-      << "rank_capacity = \"" << rank_capacity << "\"\n"
-      << "ranks = " << ranks << "\n";
+      << "rank_capacity = " << quoted(rank_capacity) << "\n";
+  if (ranks) out << "ranks = " << *ranks << "\n";
   return out.str();
+}
+
+std::string FilterCommand::checkpoint_configuration(int ranks, int resolved_steps) const {
+  std::string text = configuration_text(ranks, resolved_steps);
+  if (!parameter_values.empty()) text += "[parameters]\n";
+  for (const auto& [key, value] : parameter_values) text += key + " = " + toml_text(value) + "\n";
+  return text;
+}
+
+void FilterCommand::inherit_from_checkpoint(MPI_Comm comm) {
+  run_collectively(comm, [&] {
+    trace.refuse_restart();
+    restart_path = restart_file(restart, checkpoint_dir);
+  });
+  restart_header = read_checkpoint_header(comm, restart_path);
+  run_collectively(comm, [&] {
+    checkpoint_document = std::make_shared<config::TomlDocument>(
+        config::parse_toml(restart_header->info.configuration, "checkpoint '" + restart_path + "' configuration"));
+    // What the checkpoint's run had and neither --config nor the command line gives (apply() passes
+    // over the settings given as flags).
+    config::TomlDocument inherited = *checkpoint_document;
+    inherited.values.erase("ranks");  // not a setting: the rank count is free on a restart
+    const bool parameters_given = !parameter_values.empty();
+    if (config_document)
+      for (const auto& [key, value] : config_document->values) inherited.values.erase(key);
+    std::map<std::string, config::TomlValue> parameters = config_keys.apply(inherited, "parameters");
+    if (model != restart_header->info.model)
+      throw Error("--restart: checkpoint '" + restart_path + "' is of model '" + restart_header->info.model +
+                  "', not '" + model + "'");
+    // [parameters] go as a whole: those of --config, or else the checkpoint's.
+    if (!parameters_given && !parameters.empty()) {
+      parameter_values = std::move(parameters);
+      model_parameters = ModelParameters(parameter_values, checkpoint_document.get());
+    }
+  });
 }
 
 std::string FilterCommand::identity_text(const std::string& parameters, int state_dim, int ranks,
@@ -253,6 +344,7 @@ void print_invalid_likelihoods(const FilterResult& result) {
 
 int FilterCommand::run(MPI_Comm comm) {
   run_collectively(comm, [&] { load_config(); });
+  if (!restart.empty()) inherit_from_checkpoint(comm);
   return find_model(model).filter(*this, comm);
 }
 

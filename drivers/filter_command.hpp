@@ -5,13 +5,16 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
 #include "framework/engine/filter_result.hpp"
+#include "framework/io/checkpoint_file.hpp"
 #include "framework/model/observations.hpp"
 #include "drivers/trace_options.hpp"
 #include "framework/particles/load_band.hpp"
@@ -53,12 +56,23 @@ struct FilterCommand {
   std::string config_file;  // --config: a TOML run configuration
   ConfigBindings config_keys;
   std::shared_ptr<config::TomlDocument> config_document;  // kept for the messages of model_parameters
-  ModelParameters model_parameters;                       // --config's [parameters]
+  // The [parameters] of --config, or of the restarted checkpoint when --config gives none.
+  std::map<std::string, config::TomlValue> parameter_values;
+  ModelParameters model_parameters;  // the same, as the models read them
+
+  // --restart: the checkpoint file (`latest` resolved) and its header, read once by run().
+  std::string restart_path;
+  std::optional<CheckpointContents> restart_header;
+  std::shared_ptr<config::TomlDocument> checkpoint_document;  // its configuration, as a run file
 
   // Applies --config (flags given on the command line win). Called by run().
   void load_config();
-  // Applies --config, then runs the registered model named --model (drivers/model_registry.hpp).
-  // Returns the exit code; throws rsmc::Error on bad input.
+  // With --restart: reads the checkpoint's header and takes every setting of its run configuration
+  // that neither the command line nor --config gives (model, [parameters], particles, steps, seed,
+  // scheme, resampler, samplers, data). Collective. Called by run().
+  void inherit_from_checkpoint(MPI_Comm comm);
+  // Applies --config and the checkpoint's settings, then runs the registered model named --model
+  // (drivers/model_registry.hpp). Returns the exit code; throws rsmc::Error on bad input.
   int run(MPI_Comm comm);
   // The run itself for one model type (drivers/filter_run.hpp); called through the registry.
   template <class Model>
@@ -67,7 +81,12 @@ struct FilterCommand {
   // params().describe() where it has one, else the [parameters] the configuration gave.
   template <class Model>
   std::string parameters_text(const Model& model) const;
-  std::string configuration_text(int ranks, int resolved_steps) const;
+  // The run's settings as `key = value` lines (a TOML run file): result and trace attributes. With
+  // `ranks` empty, without the rank count (a trace of a p-invariant run is the same for any).
+  std::string configuration_text(std::optional<int> ranks, int resolved_steps) const;
+  // What a checkpoint records of the run: configuration_text and the [parameters] --config gave,
+  // so that a restart can take them all (inherit_from_checkpoint).
+  std::string checkpoint_configuration(int ranks, int resolved_steps) const;
   // The `key = value` lines a checkpoint must share with a run that continues it.
   std::string identity_text(const std::string& parameters, int state_dim, int ranks, std::uint64_t data_hash) const;
 };

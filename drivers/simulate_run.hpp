@@ -5,7 +5,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "drivers/component_names.hpp"
 #include "drivers/simulate_command.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/io/existing_file.hpp"
 #include "framework/io/csv_observations.hpp"
 #include "framework/io/hdf5_observations.hpp"
 #include "framework/io/observations_file.hpp"
@@ -29,18 +29,14 @@ int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
       format == DataFormat::csv ? output.substr(0, output.size() - lowercase_extension(output).size()) + ".state.csv"
                                 : output + ":/state";
   run_collectively(comm, [&] {
-    if (steps < 1) throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
-    if (seed < 0 || static_cast<unsigned long long>(seed) > rng::kMaxSeed)
-      throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
     // The output is checked before simulating: a bad name should not cost a whole simulation.
     if (format != DataFormat::csv && format != DataFormat::hdf5)
       throw Error("--output: " + output + " has an unknown extension; expected .csv, .h5 or .hdf5");
     std::vector<std::string> written{output};
     if (format == DataFormat::csv) written.insert(written.begin(), states_where);
-    for (const std::string& path : written)
-      if (!overwrite && std::ifstream(path).good())
-        throw Error("--output: " + path + " already exists; pass --overwrite to replace it");
-    const Simulation simulated = simulate(model_instance, static_cast<int>(steps), static_cast<std::uint64_t>(seed));
+    for (const std::string& path : written) refuse_existing_file("output", path, overwrite);
+    // simulate() refuses steps < 1 and seeds of 2^56 or more; seed >= 0: the option's notation and --config.
+    const Simulation simulated = simulate(model_instance, steps, static_cast<std::uint64_t>(seed));
     y = simulated.observations;
     x.steps = y.steps;
     x.dim = simulated.state_dim;

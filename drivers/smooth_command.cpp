@@ -1,10 +1,11 @@
 #include "drivers/smooth_command.hpp"
 
-#include <sys/stat.h>
 
 #include <cstdio>
 
 #include "drivers/collective.hpp"
+#include "drivers/integer_option.hpp"
+#include "framework/io/existing_file.hpp"
 #include "base/core/error.hpp"
 #include "framework/smooth/smoothed_file.hpp"
 #include "framework/io/trace_file.hpp"
@@ -22,6 +23,7 @@ void SmoothCommand::add_to(CLI::App& app) {
   app.add_option("--paths", paths,
                  "Also write M trajectories sampled from the smoothing approximation (systematic draws from the "
                  "last step's weights, traced back): /sampled_paths, M x steps x d")
+      ->transform(integer_notation(true))
       ->capture_default_str();
   app.add_flag("--overwrite", overwrite, "Replace --output if it exists");
   app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
@@ -35,9 +37,7 @@ int SmoothCommand::run(MPI_Comm comm) const {
   MPI_Comm_rank(comm, &rank);
   run_on_root(comm, [&] {
     if (paths < 0) throw Error("--paths: " + std::to_string(paths) + " is not valid; expected M >= 0");
-    struct stat st;
-    if (!overwrite && ::lstat(output.c_str(), &st) == 0)
-      throw Error("--output: " + output + " already exists; pass --overwrite to replace it");
+    refuse_existing_file("output", output, overwrite);
     const TraceReader reader(trace);
     const TraceHeader& h = reader.header();
     const SmoothedMoments m = smooth_genealogy(reader, static_cast<std::uint64_t>(paths));

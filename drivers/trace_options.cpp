@@ -1,8 +1,8 @@
 #include "drivers/trace_options.hpp"
 
-#include <sys/stat.h>
-
 #include "base/core/error.hpp"
+#include "drivers/integer_option.hpp"
+#include "framework/io/existing_file.hpp"
 
 namespace rsmc::drivers {
 
@@ -15,27 +15,27 @@ void TraceOptions::add_to(CLI::App& app, ConfigBindings& config_keys) {
       "100 recorded steps: 2.4 GB of clouds); not with --restart (docs/smoothing.md)");
   every_option = app.add_option("--trace-every", every,
                                 "Record the cloud every K steps (K >= 1; 1 gives full smoothed trajectories)")
+                     ->transform(integer_notation(true))
                      ->capture_default_str();
   config_keys.text("trace", path, o_trace);
   config_keys.integer("trace_every", every, 1, every_option);
 }
 
-void TraceOptions::validate(bool overwrite, bool restart, const std::string& resampler) const {
-  if (every < 1) throw Error("--trace-every: " + std::to_string(every) + " is not valid; expected K >= 1");
+void TraceOptions::validate(bool overwrite, Resampler resampler) const {
+  check_trace_every(every);
   if (path.empty()) {
     if (every_option != nullptr && every_option->count() > 0)
       throw Error("--trace-every: given without --trace; name the trace file with --trace FILE");
     return;
   }
-  struct stat st;
-  if (!overwrite && ::lstat(path.c_str(), &st) == 0)
-    throw Error("--trace: " + path + " already exists; pass --overwrite to replace it");
-  if (restart)
+  refuse_existing_file("trace", path, overwrite);
+  check_records_genealogy(resampler);
+}
+
+void TraceOptions::refuse_restart() const {
+  if (!path.empty())
     throw Error("--trace: cannot be combined with --restart; a trace covers a run from step 1 (trace the whole "
                 "run, or run again from the start with --trace)");
-  if (resampler == "allgather" || resampler == "gather-root")
-    throw Error("--trace: --resampler " + resampler +
-                " does not record the genealogy of its resamplings; use --resampler roulette or roulette-algorithm1");
 }
 
 std::unique_ptr<TraceWriter> TraceOptions::open(MPI_Comm comm, const TraceInfo& info, bool overwrite) const {

@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
-# Configures and builds rsmc in ./build (Release). Extra arguments go to CMake, e.g.
+# Configures and builds rsmc in ./build (Release). `--target NAME` (repeatable) builds only those
+# targets, e.g. `scripts/build.sh --target rsmc` for the command line alone (what the demo needs);
+# other arguments go to CMake, e.g.
 #   scripts/build.sh -DRSMC_ENABLE_CUDA=OFF      or      scripts/build.sh -DKokkos_DIR=/opt/kokkos/lib/cmake/Kokkos
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build build -j "$jobs"
+targets=()
+cmake_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --target)
+      targets+=(--target "$2")
+      shift 2
+      ;;
+    *)
+      cmake_args+=("$1")
+      shift
+      ;;
+  esac
+done
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
+cmake --build build -j "$jobs" "${targets[@]}"

@@ -14,10 +14,12 @@ For `rsmc bench resample` records, prints (or, with --replace-in, writes between
   - the skipped combinations and why.
 For `rsmc bench kernels` records (between `<!-- kernels tables:begin -->` and
 `<!-- kernels tables:end -->`): per weight pattern, a construction table (items/s) and a sampling
-table (samples/s) with one row per kernel and one column per n, each cell the median rate and, in
-parentheses, kernel_to_copy_ratio (the kernel's median over the memcpy of the same bytes); the
-sampling tables end with the memcpy floor itself; then the three targets of the kernels issue,
-each with the measured rates and whether it is met; then the skipped kernels and why.
+table (samples/s) with one row per kernel (and per thread count for the threaded alias kernels) and one
+column per n, each cell the median rate and, in parentheses, kernel_to_copy_ratio (the kernel's median
+over the memcpy of the same bytes); the sampling tables end with the memcpy floor itself; then the
+threaded PSA+ construction against wrs's figures (records with "reference_items_per_s"); then the three
+targets of the kernels issue, each with the measured rates and whether it is met; then the skipped
+kernels and why.
 For the output of scripts/bench-e2e.sh (`rsmc bench e2e`, `memory`, `resample` and the peer), the
 section between `<!-- e2e tables:begin -->` and `<!-- e2e tables:end -->` (scripts/e2e_tables.py), with
 PNG plots written next to the --replace-in file.
@@ -184,14 +186,39 @@ def rate(x):
     return f"{x / 1e9:.3g} G" if x >= 1e9 else f"{x / 1e6:.3g} M"
 
 
-def kernel_key(name):
-    return KERNEL_ORDER.index(name) if name in KERNEL_ORDER else len(KERNEL_ORDER)
+def kernel_key(label):
+    name, _, threads = label.partition(", ")
+    return (KERNEL_ORDER.index(name) if name in KERNEL_ORDER else len(KERNEL_ORDER), threads)
+
+
+def kernel_label(r):
+    """The kernel's row label: its name, and its thread count when that is not 1."""
+    threads = r.get("threads", 1)
+    return r["kernel"] if threads == 1 else f"{r['kernel']}, {threads} threads"
+
+
+def reference_table(records):
+    """The threaded construction against the reference figures its records carry (wrs's PSA+)."""
+    rows = []
+    for r in sorted((r for r in records if "reference_items_per_s" in r and not r.get("skipped")),
+                    key=lambda r: (r["weights"] != "uniform", r["weights"], r["threads"], r["n"])):
+        best = r["n"] / r["seconds_min"]
+        rows.append([r["kernel"], r["weights"], count(r["n"]), str(r["threads"]), f"{rate(r['items_per_s'])}/s",
+                     f"{rate(best)}/s", f"{rate(r['reference_items_per_s'])}/s", f"{r['ratio_to_reference']:.3g}",
+                     f"{r['best_ratio_to_reference']:.3g}",
+                     "met" if r["ratio_to_reference"] >= 1 else "not met"])
+    if not rows:
+        return None
+    return ("#### Threaded construction against wrs (Hübschle-Schneider and Sanders' CPU PSA+, measured on this "
+            "machine)\n\n" +
+            table(["kernel", "weights", "n", "threads", "median rate", "best rate", "wrs", "ratio (median)",
+                   "ratio (best)", "verdict (median)"], rows))
 
 
 def render_kernels(records):
     measured, skipped = {}, {}
     for r in records:
-        key = (r["weights"], r["kernel"], r["phase"], r["n"])
+        key = (r["weights"], kernel_label(r), r["phase"], r["n"])
         if r.get("skipped"):
             skipped[key] = r.get("reason", "")
             measured.pop(key, None)
@@ -241,6 +268,10 @@ def render_kernels(records):
                  "copy as a rate (the median over the kernels' measurements). Sampling rates include the random "
                  "number generation: one Philox4x32-10 block per sample (`std-discrete`: `std::mt19937_64`); the "
                  "`rng` row is the Philox uniforms alone.")
+
+    reference = reference_table(records)
+    if reference:
+        parts.append(reference)
 
     # The targets.
     rows = []

@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
-# The whole test suite, in three stages; each stage's failure fails the script.
-#   1. the regular build (with CUDA when nvcc is present) and all of CTest: unit, MPI (1-8 ranks,
-#      oversubscribed), command-line, fuzz-corpus replay and CUDA tests (CUDA tests report
-#      "skipped" without a GPU)
+# The whole test suite, in five stages; each stage's failure fails the script.
+#   1. the regular build (Debian's Kokkos 3.4 Serial; with CUDA kernels when nvcc is present) and all
+#      of CTest: unit, MPI (1-8 ranks, oversubscribed), command-line, fuzz-corpus replay and CUDA
+#      tests (CUDA tests report "skipped" without a GPU)
 #   2. the sanitizer build (clang, ASan + UBSan, warnings as errors) and its CTest subset
 #      (scripts/sanitize.sh)
 #   3. the libFuzzer targets, each for RSMC_FUZZ_SECONDS (default 60) s (scripts/fuzz.sh)
+#   4. Kokkos 4.6 OpenMP: Kokkos (Serial + OpenMP) built and cached by scripts/install-kokkos.sh, rsmc
+#      built against it in build-openmp/ (scripts/build-kokkos4.sh), and all of CTest with 2 OpenMP
+#      threads per process (OMP_NUM_THREADS=2, OMP_PROC_BIND=false, MPI ranks not bound to cores)
+#   5. Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH, default
+#      HOPPER90) with the patches for CUDA 13, rsmc, every test executable and tool built through
+#      Kokkos' nvcc_wrapper in build-cuda/, then installed and examples/random_walk built against the
+#      install. Nothing runs (no GPU here). Skipped, saying so, only when nvcc is absent.
+#
+#   scripts/test.sh [STAGE...]    STAGE: regular sanitize fuzz openmp cuda (default: all, in this order)
+#
+# Stages 4 and 5 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
+# RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
+# when there is none. Stage 5's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
+# RSMC_DEPS_DIR/kokkos-4.6.01-cuda13.patch when present. The Kokkos installs are cached under
+# RSMC_CACHE_DIR (default ~/.cache/rsmc), so only a fresh machine pays for building them.
 # The output ends with each stage's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+deps=${RSMC_DEPS_DIR:-../shared/deps}
 times=()
 stage() {  # stage NAME COMMAND...: runs it, records its time
   local name=$1 start
@@ -21,11 +38,58 @@ stage() {  # stage NAME COMMAND...: runs it, records its time
 regular() {
   bash scripts/build.sh
   (cd build && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" --timeout 900)
+    ctest --output-on-failure -j "$jobs" --timeout 900)
 }
+kokkos_source() {  # exports RSMC_KOKKOS_SOURCE, or fails saying where it looked
+  if [ -z "${RSMC_KOKKOS_SOURCE:-}" ] && [ -f "$deps/kokkos-4.6.01.tar.gz" ]; then
+    RSMC_KOKKOS_SOURCE=$deps/kokkos-4.6.01.tar.gz
+  fi
+  [ -n "${RSMC_KOKKOS_SOURCE:-}" ] || {
+    echo "test.sh: no Kokkos source: set RSMC_KOKKOS_SOURCE (e.g. kokkos-4.6.01.tar.gz) or RSMC_DEPS_DIR (now '$deps')" >&2
+    return 1
+  }
+  export RSMC_KOKKOS_SOURCE
+}
+kokkos_openmp() {
+  kokkos_source
+  # The MPI tests at 1-4 ranks (stage 1 runs them at 1-8): ranks x 2 threads on 2 cores are slow,
+  # and what this stage adds is the threads.
+  RSMC_CMAKE_ARGS="-DRSMC_TEST_RANKS=1;2;3;4 ${RSMC_CMAKE_ARGS:-}" bash scripts/build-kokkos4.sh openmp
+  # Every process gets 2 threads; MPI tests run ranks x 2 threads on the cores, oversubscribed and
+  # unbound (Open MPI binds ranks to cores by default). Tests that set their own thread count
+  # (--kokkos-num-threads, or OMP_NUM_THREADS in their environment) override these.
+  (cd build-openmp && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=false OMPI_MCA_hwloc_base_binding_policy=none \
+    ctest --output-on-failure -j "$jobs" --timeout 900)
+}
+kokkos_cuda() {
+  if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    echo "test.sh: SKIPPED the Kokkos 4.6 CUDA stage: no nvcc (not on PATH, not in /usr/local/cuda/bin)"
+    return 0
+  fi
+  kokkos_source
+  if [ -z "${RSMC_KOKKOS_CUDA_PATCHES+set}" ] && [ -f "$deps/kokkos-4.6.01-cuda13.patch" ]; then
+    RSMC_KOKKOS_CUDA_PATCHES=$deps/kokkos-4.6.01-cuda13.patch
+  fi
+  RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda
+  RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
+    bash tests/install/install_and_consume.sh --build-only
+}
+all_stages=(regular sanitize fuzz openmp cuda)
+selected=("$@")
+[ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
+for s in "${selected[@]}"; do
+  [[ " ${all_stages[*]} " == *" $s "* ]] || { echo "test.sh: unknown stage '$s' (stages: ${all_stages[*]})" >&2; exit 2; }
+done
 bash scripts/install-deps.sh
-stage "1 regular build + ctest" regular
-stage "2 sanitizer build + ctest subset" bash scripts/sanitize.sh
-stage "3 fuzzing" bash scripts/fuzz.sh
+for s in "${selected[@]}"; do
+  case $s in
+    regular) stage "1 regular build + ctest" regular ;;
+    sanitize) stage "2 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
+    fuzz) stage "3 fuzzing" bash scripts/fuzz.sh ;;
+    openmp) stage "4 Kokkos 4.6 OpenMP build + ctest" kokkos_openmp ;;
+    cuda) stage "5 Kokkos 4.6 CUDA compile" kokkos_cuda ;;
+  esac
+done
 echo "==== test.sh: all stages passed"
 printf '  %s\n' "${times[@]}"

@@ -97,7 +97,9 @@ void reduce_exact(const std::string& label, std::size_t n, int nsums, const AddT
   Kokkos::View<ExactSum**, Kokkos::LayoutRight, Memory> partial(shape("::partial"), chunks,
                                                                 static_cast<std::size_t>(nsums));
   const std::size_t fronts = chunks * static_cast<std::size_t>(nsums);
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible) {
+  // The kernel runs in ExecutionSpace: front ends in host memory (std::vector) only where it can
+  // read host memory (Serial, OpenMP, Threads), else a View in its memory space.
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
     if (nsums <= detail::kMaxBinnedSums) {
       // Kept between calls (16 KiB per accumulator and chunk): the filter reduces twice per step,
       // and fresh pages each time would cost more than the sums. Host memory, used by the host

@@ -41,7 +41,7 @@
 #include <cstring>
 
 #include "base/core/portability.hpp"
-#include "base/rng/math_standin.hpp"  // rsmc::math (stand-in until base/math/math.hpp is merged)
+#include "base/math/math.hpp"
 #include "base/rng/philox.hpp"
 #include "base/rng/stream.hpp"        // Purpose, make_key's key layout
 

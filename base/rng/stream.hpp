@@ -32,7 +32,9 @@ namespace rsmc::rng {
 
 // What a stream is used for. It goes into the key, so streams of different purposes are independent
 // even for the same (step, global id). Values must fit in 8 bits (they occupy key word1 bits 24..31).
-enum class Purpose : std::uint32_t { initialise = 1, propagate = 2, observe = 3, resample = 4, model = 5 };
+// `inference` keys the parameter-inference chains (framework/inference/chain_random.hpp): their
+// proposals and accept/reject uniforms never share a key with a filter's streams.
+enum class Purpose : std::uint32_t { initialise = 1, propagate = 2, observe = 3, resample = 4, model = 5, inference = 6 };
 
 // Largest accepted seed: the seed takes 56 key bits (32 in word0, 24 in word1), the purpose the other 8.
 // Callers must reject larger seeds; block() masks a seed to its low 56 bits so that an out-of-range
@@ -48,6 +50,7 @@ RSMC_HOST_DEVICE const char* purpose_name(Purpose purpose) {
         case Purpose::observe: return "observe";
         case Purpose::resample: return "resample";
         case Purpose::model: return "model";
+        case Purpose::inference: return "inference";
     }
     return "unknown";
 }

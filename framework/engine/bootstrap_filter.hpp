@@ -8,15 +8,16 @@
 //   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
 // Random draws are keyed by global particle id and step, and every sum is exact (ExactSum), so
-// every number the filter reports is bitwise identical for any number of ranks.
+// every number the filter reports is bitwise identical for any number of ranks. The data-parallel
+// kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI.
 #pragma once
 
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
+#include "framework/engine/step_kernels.hpp"
 #include "framework/engine/step_observer.hpp"
 #include "base/exact/exact_reduce.hpp"
 #include "framework/parallel/exact_sum_mpi.hpp"
@@ -52,10 +54,9 @@ class BootstrapFilter {
   BootstrapFilter(MPI_Comm comm, Model model, const FilterOptions& options)
       : comm_(comm),
         model_(std::move(model)),
-        options_(options),
+        options_(validated(options, comm)),
         band_(options.particles, comm_size(comm), options.balance),
         layout_(band_.target_layout()) {
-    options_.validate();
     MPI_Comm_rank(comm_, &rank_);
     store_ = ParticleStore<memory_space>(layout_.count(rank_), model_.state_dim(), layout_.first(rank_));
     observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
@@ -72,14 +73,7 @@ class BootstrapFilter {
 
   // Draws x_0 ~ initial for every particle; all weights equal.
   void initialise() {
-    auto state = store_.state;
-    const Model model = model_;
-    const std::uint64_t first = store_.first_id, seed = options_.seed;
-    Kokkos::parallel_for(
-        "rsmc::initialise", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
-          rng::Stream stream(seed, rng::Purpose::initialise, 0, first + i);
-          model.initial(particle_state(state, i), stream);
-        });
+    step_kernels::initialise_states<ExecutionSpace>(model_, store_.state, store_.first_id, options_.seed);
     Kokkos::deep_copy(store_.log_weight, 0.0);
     log_total_weight_ = std::log(static_cast<double>(band_.size()));
   }
@@ -187,11 +181,7 @@ class BootstrapFilter {
   // Installs (nullptr: removes) an observer of every step's weighted cloud and resampling (not
   // owned; must outlive the steps). The baseline resamplers do not report their selection.
   void set_observer(StepObserver* observer) {
-    if (observer != nullptr && options_.resampler != Resampler::roulette &&
-        options_.resampler != Resampler::roulette_algorithm1)
-      throw Error(std::string("--resampler ") + resampler_name(options_.resampler) +
-                  " does not record the genealogy of its resamplings; use --resampler roulette or "
-                  "roulette-algorithm1 with a trace");
+    if (observer != nullptr) check_records_genealogy(options_.resampler);
     observer_ = observer;
   }
 
@@ -203,6 +193,13 @@ class BootstrapFilter {
     if (observations.dim != model_.obs_dim())
       throw Error("observations have " + std::to_string(observations.dim) + " components but model " + Model::name +
                   " expects " + std::to_string(model_.obs_dim()));
+  }
+
+  // `options` once FilterOptions::validate has accepted them for the ranks of `comm` (before the
+  // block distribution is made of them).
+  static const FilterOptions& validated(const FilterOptions& options, MPI_Comm comm) {
+    options.validate(comm_size(comm));
+    return options;
   }
 
   static int comm_size(MPI_Comm comm) {
@@ -218,10 +215,17 @@ class BootstrapFilter {
       case Resampler::roulette_algorithm1: {
         Selection selection;  // the genealogy, for the observer
         const std::uint64_t first_id = store_.first_id;
-        const ResampleStats stats = resample_roulette(
-            comm_, band_, layout_, store_, max_log_weight_, options_.scheme, options_.resampler == Resampler::roulette_algorithm1,
-            options_.seed, step, options_.local_sampler, &times_, &resample_workspace_,
-            observer_ != nullptr ? &selection : nullptr);
+        RouletteRequest<memory_space> request;
+        request.max_log_weight = max_log_weight_;
+        request.scheme = options_.scheme;
+        request.resampler = options_.resampler;
+        request.sampler = options_.local_sampler;
+        request.seed = options_.seed;
+        request.step = step;
+        request.times = &times_;
+        request.workspace = &resample_workspace_;
+        request.selection_out = observer_ != nullptr ? &selection : nullptr;
+        const ResampleStats stats = resample_roulette(comm_, band_, layout_, store_, request);
         if (weight_.extent(0) != store_.size()) {  // the layout moved: so does the weight buffer
           weight_ = Kokkos::View<double*, memory_space>(
               Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"), store_.size());
@@ -247,16 +251,8 @@ class BootstrapFilter {
   }
 
   void propagate(int t) {
-    auto from = store_.state;
-    auto to = store_.scratch;
-    const Model model = model_;
-    const std::uint64_t first = store_.first_id, seed = options_.seed;
-    const auto step = static_cast<std::uint32_t>(t);
-    Kokkos::parallel_for(
-        "rsmc::propagate", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()), KOKKOS_LAMBDA(const std::size_t i) {
-          rng::Stream stream(seed, rng::Purpose::propagate, step, first + i);
-          model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
-        });
+    step_kernels::propagate_states<ExecutionSpace>(model_, store_.state, store_.scratch, t, store_.first_id,
+                                                   options_.seed);
     store_.swap_state();
   }
 
@@ -272,31 +268,21 @@ class BootstrapFilter {
     for (int j = 0; j < m; ++j) y_mirror(j) = y_host[j];
     Kokkos::deep_copy(y, y_mirror);
 
-    auto state = store_.state;
-    auto log_weight = store_.log_weight;
-    auto next_log_weight = store_.scratch_log_weight;
-    const Model model = model_;
     const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
-    std::uint64_t invalid = 0;
-    local_max = -std::numeric_limits<double>::infinity();
-    Kokkos::parallel_reduce(
-        "rsmc::weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count, double& m) {
-          const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
-          const bool bad = !(ll < std::numeric_limits<double>::infinity());  // NaN or +inf
-          if (bad) ++count;
-          const double lw = bad && zero_weight ? -std::numeric_limits<double>::infinity() : log_weight(i) + ll;
-          next_log_weight(i) = lw;
-          if (lw > m) m = lw;
-        },
-        Kokkos::Sum<std::uint64_t>(invalid), Kokkos::Max<double>(local_max));
+    const step_kernels::WeightingOutcome outcome = step_kernels::weight_particles<ExecutionSpace>(
+        model_, store_.state, y, store_.log_weight, store_.scratch_log_weight, zero_weight, t);
+    std::uint64_t invalid = outcome.invalid;
+    local_max = outcome.local_max;
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
-      throw Error(std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at step " + std::to_string(t) +
-                  " for global particle id " + std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
-                  " particle" + (invalid == 1 ? "" : "s") +
-                  " in all; --invalid-likelihood zero-weight gives them weight zero instead)");
+      throw FieldError("invalid_likelihood", "error",
+                       FieldError::Template{std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at "
+                                            "step " + std::to_string(t) + " for global particle id " +
+                                            std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
+                                            " particle" + (invalid == 1 ? "" : "s") +
+                                            " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
+                       "{invalid_likelihood zero-weight}");
     return invalid;
   }
 
@@ -304,15 +290,7 @@ class BootstrapFilter {
   // mode these are exactly the particles with a NaN or +inf log-likelihood: earlier log-weights are
   // finite or -inf, and finite or -inf plus a finite or -inf log-likelihood stays finite or -inf.
   std::uint64_t lowest_invalid_id() const {
-    auto log_weight = store_.log_weight;
-    const std::uint64_t first = store_.first_id;
-    std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
-    Kokkos::parallel_reduce(
-        "rsmc::lowest_invalid_id", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-        KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& low) {
-          if (!(log_weight(i) < std::numeric_limits<double>::infinity()) && first + i < low) low = first + i;
-        },
-        Kokkos::Min<std::uint64_t>(lowest));
+    std::uint64_t lowest = step_kernels::lowest_invalid_id<ExecutionSpace>(store_.log_weight, store_.first_id);
     MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm_);
     return lowest;
   }
@@ -321,45 +299,20 @@ class BootstrapFilter {
   // local_max: this rank's maximum log-weight when weight() found it (a maximum is exact, so the
   // same whichever kernel finds it); otherwise (a step without an observation) it is found here.
   StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max) {
-    auto log_weight = store_.log_weight;
-    auto state = store_.state;
     const int d = store_.state_dim();
-    double max_lw = -std::numeric_limits<double>::infinity();
-    if (local_max) {
-      max_lw = *local_max;
-    } else {
-      Kokkos::parallel_reduce(
-          "rsmc::max_log_weight", Kokkos::RangePolicy<ExecutionSpace>(0, store_.size()),
-          KOKKOS_LAMBDA(const std::size_t i, double& m) {
-            if (log_weight(i) > m) m = log_weight(i);
-          },
-          Kokkos::Max<double>(max_lw));
-    }
+    double max_lw = local_max ? *local_max : step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
     // Kokkos::Max starts from the lowest finite double, not -inf: a rank (or all) with only -inf
     // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
-    if (!(max_lw > -std::numeric_limits<double>::max()))
+    if (!(max_lw > -DBL_MAX))
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
     max_log_weight_ = max_lw;
 
     // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1). The w are
     // kept in weight_ for pass 2 and the fixed-point weights of resampling: one exp per particle.
-    auto weight = weight_;
     std::vector<exact::ExactSum> sums(2 + d);
     for (auto& s : sums) s.clear();
-    exact::reduce_exact<ExecutionSpace>(
-        "rsmc::weight_sums", store_.size(), 2 + d,
-        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-          const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
-          weight(i) = w;
-          // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
-          // 0 * inf would make every sum NaN.
-          if (!(w > 0.0)) return;
-          acc.add(0, w);
-          acc.add(1, w * w);
-          for (int c = 0; c < d; ++c) acc.add(2 + c, w * state(i, c));
-        },
-        sums.data());
+    step_kernels::weight_sums<ExecutionSpace>(store_.log_weight, store_.state, max_lw, weight_, sums.data());
     exact::allreduce_exact(sums.data(), 2 + d, comm_);
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
@@ -370,23 +323,12 @@ class BootstrapFilter {
     for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
 
     // Pass 2: sum w (x_c - mean_c)^2, the numerically safe form of the variance.
-    auto mean = mean_;
-    auto mean_host = Kokkos::create_mirror_view(mean);
+    auto mean_host = Kokkos::create_mirror_view(mean_);
     for (int c = 0; c < d; ++c) mean_host(c) = s.mean[c];
-    Kokkos::deep_copy(mean, mean_host);
+    Kokkos::deep_copy(mean_, mean_host);
     std::vector<exact::ExactSum> sq(d);
     for (auto& a : sq) a.clear();
-    exact::reduce_exact<ExecutionSpace>(
-        "rsmc::variance_sums", store_.size(), d,
-        KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-          const double w = weight(i);
-          if (!(w > 0.0)) return;  // as in pass 1
-          for (int c = 0; c < d; ++c) {
-            const double dev = state(i, c) - mean(c);
-            acc.add(c, w * dev * dev);
-          }
-        },
-        sq.data());
+    step_kernels::variance_sums<ExecutionSpace>(weight_, store_.state, mean_, sq.data());
     exact::allreduce_exact(sq.data(), d, comm_);
     s.variance.resize(d);
     for (int c = 0; c < d; ++c) s.variance[c] = sq[c].to_double() / total;

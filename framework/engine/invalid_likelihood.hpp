@@ -21,7 +21,7 @@ inline const char* invalid_likelihood_name(InvalidLikelihood mode) {
 inline InvalidLikelihood parse_invalid_likelihood(const std::string& name) {
   for (InvalidLikelihood mode : {InvalidLikelihood::error, InvalidLikelihood::zero_weight})
     if (name == invalid_likelihood_name(mode)) return mode;
-  throw Error("--invalid-likelihood: unknown mode '" + name + "'; expected error or zero-weight");
+  throw unknown_choice("invalid_likelihood", name, "mode", "error or zero-weight");
 }
 
 }  // namespace rsmc

@@ -2,8 +2,8 @@
 //
 // Draws use the OBSERVE purpose so they never coincide with a filter's own streams: the truth's
 // transitions and initial state use global id 0, its observation noise global id 1. The result is
-// a pure function of (model, steps, seed). Runs as a one-thread kernel so that the model's
-// parameters may live in device memory.
+// a pure function of (model, steps, seed); steps < 1 and seeds of 2^56 or more are FieldErrors.
+// Runs as a one-thread kernel so that the model's parameters may live in device memory.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -12,6 +12,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/model/model_traits.hpp"
+#include "framework/engine/filter_options.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
 #include "base/rng/stream.hpp"
@@ -25,9 +26,11 @@ struct Simulation {
 };
 
 template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
-Simulation simulate(const Model& model, int steps, std::uint64_t seed) {
+Simulation simulate(const Model& model, long long step_count, std::uint64_t seed) {
   static_assert(check_model<Model>(), "simulate<Model>: Model is not a model (see the messages above)");
-  if (steps < 1) throw Error("--steps: " + std::to_string(steps) + " is not a valid step count; expected >= 1");
+  check_step_count(step_count);
+  check_seed(seed);
+  const int steps = static_cast<int>(step_count);
   using Memory = typename ExecutionSpace::memory_space;
   const int d = model.state_dim(), m = model.obs_dim();
   Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("rsmc::truth", steps + 1, d);

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "base/core/error.hpp"
+#include "framework/io/existing_file.hpp"
 
 namespace rsmc {
 namespace {
@@ -51,10 +52,6 @@ void sync_path(const std::string& path, bool is_directory) {
     throw Error(std::string("cannot flush the ") + what + " '" + path + "' to disk: " + errno_text(err));
 }
 
-std::string refuse_message(const std::string& path) {
-  return "output file '" + path + "' already exists; pass --overwrite to replace it";
-}
-
 // Moves the finished temporary file to `path`.
 void commit(const std::string& tmp, const std::string& path, bool overwrite) {
   if (!overwrite) {
@@ -64,13 +61,13 @@ void commit(const std::string& tmp, const std::string& path, bool overwrite) {
       return;
     }
     const int err = errno;
-    if (err == EEXIST) throw Error(refuse_message(path));
+    if (err == EEXIST) throw existing_file_error("output", path);
     // File systems without hard links: fall back to check-then-rename.
     if (err != EPERM && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS && err != EMLINK &&
         err != EXDEV)
       throw Error("output file '" + path + "': cannot move the temporary file '" + tmp +
                   "' into place: " + errno_text(err));
-    if (something_exists(path)) throw Error(refuse_message(path));
+    if (something_exists(path)) throw existing_file_error("output", path);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw Error("output file '" + path + "': cannot move the temporary file '" + tmp +
@@ -93,7 +90,7 @@ void write_atomically(const std::string& path, bool overwrite,
   std::string name;
   split_path(path, dir, name);
 
-  if (!overwrite && something_exists(path)) throw Error(refuse_message(path));
+  refuse_existing_file("output", path, overwrite);
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("output file '" + path + "' is a directory; expected a path to a file");

@@ -48,7 +48,7 @@ namespace rsmc {
 // 2: sealed (the digest in the user block), the series of kStepSeries under /progress. Version 1
 // files (unsealed) are refused.
 constexpr std::int64_t kCheckpointFormatVersion = 2;
-// Version of the random-stream scheme (framework/rng): a checkpoint continues bit for bit only with
+// Version of the random-stream scheme (base/rng): a checkpoint continues bit for bit only with
 // the same streams. Bump when the stream layout or any sampler's use of it changes.
 constexpr std::int64_t kRngSchemeVersion = 1;
 

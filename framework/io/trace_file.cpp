@@ -1,14 +1,15 @@
 // The trace file: writer (collective, parallel HDF5) and reader (serial). Layout in trace_file.hpp.
 #include "framework/io/trace_file.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstdio>
 
 #include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
+#include "framework/io/existing_file.hpp"
 #include "framework/io/hdf5_parallel.hpp"
 #include "framework/io/sealed_file.hpp"
 
@@ -22,17 +23,20 @@ std::string step_path(const char* parent, int t) { return std::string(parent) + 
 
 }  // namespace
 
+void check_trace_every(long long every) {
+  if (every < 1 || every > std::numeric_limits<int>::max())
+    throw FieldError("trace_every", std::to_string(every), "is not valid", "an integer in [1, 2^31 - 1]");
+}
+
 TraceWriter::TraceWriter(MPI_Comm comm, const std::string& path, const TraceInfo& info, bool overwrite)
     : comm_(comm), path_(path), info_(info), overwrite_(overwrite) {
   MPI_Comm_rank(comm_, &rank_);
-  const std::string what = "--trace: '" + path + "'";
-  if (info.every < 1) throw Error("--trace-every: " + std::to_string(info.every) + " is not valid; expected K >= 1");
+  const std::string what = "trace '" + path + "'";
+  check_trace_every(info.every);
   std::string error;
   if (rank_ == 0) {
     try {
-      struct stat st;
-      if (!overwrite && ::lstat(path.c_str(), &st) == 0)
-        throw Error(what + " already exists; pass --overwrite to replace it");
+      refuse_existing_file("trace", path, overwrite);
       tmp_ = atomic_temporary_path(path);  // also refuses a directory name
       ::unlink(tmp_.c_str());              // a leftover of a killed run with our pid
     } catch (const Error& e) {

@@ -48,6 +48,9 @@ struct TraceInfo {
   std::string model, parameters, configuration;
 };
 
+// Throws FieldError("trace_every") unless 1 <= every < 2^31 (TraceInfo::every, the trace_every attribute).
+void check_trace_every(long long every);
+
 // Writes a trace as a StepObserver of the filter (BootstrapFilter::set_observer). Every member is
 // collective over `comm`; errors are thrown on every rank as rsmc::Error naming the file.
 class TraceWriter : public StepObserver {

@@ -24,11 +24,17 @@ std::string number_text(double x) {
   return out.str();
 }
 
+// The library's error about one of its fields (drivers/field_flags.hpp maps it to the flag):
+// "<field>: <rest>".
+FieldError field_error(const std::string& field, const std::string& rest) {
+  return FieldError(field, "", FieldError::Template{"{" + field + "}: " + rest}, "");
+}
+
 }  // namespace
 
 void BalanceOptions::validate(int ranks) const {
   if (!(tolerance >= 0.0) || !(tolerance <= kMaxTolerance))
-    throw Error("--balance-tolerance: " + number_text(tolerance) + " is out of range; expected a number tau with 0 <= tau <= " +
+    throw field_error("balance_tolerance", "" + number_text(tolerance) + " is out of range; expected a number tau with 0 <= tau <= " +
                 number_text(kMaxTolerance) + " (each rank holds between (1 - tau) and (1 + tau) times its target)");
   capacity_weights(capacities, ranks);  // throws on bad capacities
 }
@@ -36,13 +42,13 @@ void BalanceOptions::validate(int ranks) const {
 std::vector<std::uint64_t> capacity_weights(const std::vector<double>& capacities, int ranks) {
   if (capacities.empty()) return std::vector<std::uint64_t>(static_cast<std::size_t>(ranks), 1);
   if (capacities.size() != static_cast<std::size_t>(ranks))
-    throw Error("--rank-capacity: " + std::to_string(capacities.size()) + " capacit" +
+    throw field_error("rank_capacity", "" + std::to_string(capacities.size()) + " capacit" +
                 (capacities.size() == 1 ? "y" : "ies") + " given for " + std::to_string(ranks) + " rank" +
                 (ranks == 1 ? "" : "s") + "; expected one positive weight per rank");
   double largest = 0.0;
   for (std::size_t k = 0; k < capacities.size(); ++k) {
     if (!(capacities[k] > 0.0) || !std::isfinite(capacities[k]))
-      throw Error("--rank-capacity: the capacity of rank " + std::to_string(k) + " is " + number_text(capacities[k]) +
+      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " is " + number_text(capacities[k]) +
                   "; expected a finite number > 0");
     largest = std::max(largest, capacities[k]);
   }
@@ -50,7 +56,7 @@ std::vector<std::uint64_t> capacity_weights(const std::vector<double>& capacitie
   for (std::size_t k = 0; k < capacities.size(); ++k) {
     w[k] = static_cast<std::uint64_t>(std::llround(std::ldexp(capacities[k] / largest, 32)));
     if (w[k] == 0)
-      throw Error("--rank-capacity: the capacity of rank " + std::to_string(k) + " (" + number_text(capacities[k]) +
+      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " (" + number_text(capacities[k]) +
                   ") is below 2^-33 of the largest (" + number_text(largest) + "); expected ratios rsmc can resolve");
   }
   return w;
@@ -81,7 +87,7 @@ std::vector<std::uint64_t> proportional_targets(std::uint64_t particles, const s
 LoadBand::LoadBand(std::uint64_t particles, int ranks, const BalanceOptions& options) : n_(particles) {
   if (ranks < 1) throw Error("number of ranks must be at least 1, got " + std::to_string(ranks));
   if (particles > kMaxParticles)
-    throw Error("--particles: " + std::to_string(particles) + " is too large; expected at most 2^62");
+    throw field_error("particles", "" + std::to_string(particles) + " is too large; expected at most 2^62");
   options.validate(ranks);
   ppm_ = static_cast<std::uint64_t>(std::llround(options.tolerance * static_cast<double>(kPpm)));
   target_ = proportional_targets(particles, capacity_weights(options.capacities, ranks));
@@ -91,9 +97,9 @@ LoadBand::LoadBand(std::uint64_t particles, int ranks, const BalanceOptions& opt
     const std::uint64_t t = target_[k];
     if (t == 0) {
       if (options.capacities.empty())
-        throw Error("--particles: " + std::to_string(particles) + " particles cannot be spread over " +
+        throw field_error("particles", "" + std::to_string(particles) + " particles cannot be spread over " +
                     std::to_string(ranks) + " ranks; expected at least one particle per rank");
-      throw Error("--rank-capacity: rank " + std::to_string(k) + "'s share of the " + std::to_string(particles) +
+      throw field_error("rank_capacity", "rank " + std::to_string(k) + "'s share of the " + std::to_string(particles) +
                   " particles is below one particle (capacity " + number_text(options.capacities[k]) +
                   "); give it a larger capacity or use more particles");
     }

@@ -38,7 +38,7 @@ inline const char* local_sampler_name(LocalSampler s) {
 inline LocalSampler parse_local_sampler(const std::string& name) {
   for (LocalSampler s : {LocalSampler::search, LocalSampler::forest, LocalSampler::butterfly, LocalSampler::alias})
     if (name == local_sampler_name(s)) return s;
-  throw Error("--local-sampler: unknown sampler '" + name + "'; expected search, forest, butterfly or alias");
+  throw unknown_choice("local_sampler", name, "sampler", "search, forest, butterfly or alias");
 }
 
 // Whether results with this sampler are bitwise identical for any number of ranks.

@@ -104,8 +104,10 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
     case LocalSampler::butterfly: {  // every lane holds the same distribution; points go in rounds of W
       constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
       if (n > kernels::host::kButterflyMaxK)
-        throw Error("--local-sampler butterfly: " + std::to_string(n) +
-                    " particles on one rank; the butterfly table takes at most 2^32 - 1");
+        throw FieldError("local_sampler", "butterfly",
+                         FieldError::Template{"{local_sampler butterfly}: " + std::to_string(n) +
+                                              " particles on one rank; the butterfly table takes at most 2^32 - 1"},
+                         "at most 2^32 - 1 particles per rank");
       const Weight* rows[W];
       for (unsigned r = 0; r < W; ++r) rows[r] = w.data();
       kernels::host::ButterflyWarpTable<u128, W> table;

@@ -245,41 +245,55 @@ inline Layout next_layout(MPI_Comm comm, const LoadBand& band, const Selection& 
   return choose_layout(band, held);
 }
 
-// One resampling with the roulette resampler; `algorithm1` selects with the paper's Algorithm 1
-// (multinomial) instead of the scalable selection; `sampler` is the local kernel of the scalable one.
-// `workspace` (optional) keeps the buffers between calls; without one they are allocated per call.
-// With `selection_out`, the selection (offspring counts of this rank's particles; the genealogy) is
-// copied there.
-// `band` gives the counts each rank may end with; `layout` (in: the store's, out: the new one)
-// follows the particles.
+// What one resampling with the roulette resampler needs besides the particles, and where its
+// optional outputs go.
+template <class MemorySpace>
+struct RouletteRequest {
+  double max_log_weight = 0.0;  // the maximum log-weight over all ranks (the fixed-point weights' scale)
+  Scheme scheme = Scheme::systematic;
+  // Resampler::roulette (the scalable selection) or Resampler::roulette_algorithm1 (the paper's
+  // Algorithm 1; multinomial only).
+  Resampler resampler = Resampler::roulette;
+  LocalSampler sampler = LocalSampler::search;  // the scalable selection's local kernel
+  std::uint64_t seed = 0;
+  std::uint32_t step = 0;
+  PhaseTimes* times = nullptr;  // optional: receives the select and rebalance times
+  // Optional: keeps the buffers between calls; without one they are allocated per call.
+  ResampleWorkspace<MemorySpace>* workspace = nullptr;
+  // Optional: receives a copy of the selection (offspring counts of this rank's particles; the genealogy).
+  Selection* selection_out = nullptr;
+};
+
+// One resampling of `store` with the roulette resampler, as `request` says. `band` gives the counts
+// each rank may end with; `layout` (in: the store's, out: the new one) follows the particles. Throws
+// FieldError for a scheme the resampler does not implement.
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& layout, ParticleStore<MemorySpace>& store,
-                                double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
-                                std::uint32_t step, LocalSampler sampler = LocalSampler::search,
-                                PhaseTimes* times = nullptr, ResampleWorkspace<MemorySpace>* workspace = nullptr,
-                                Selection* selection_out = nullptr) {
-  if (algorithm1 && scheme != Scheme::multinomial)
-    throw Error("--resampler roulette-algorithm1 implements the paper's multinomial selection only; use "
-                "--resampling multinomial");
+                                const RouletteRequest<MemorySpace>& request) {
+  check_scheme_for(request.resampler, request.scheme);
+  if (request.resampler != Resampler::roulette && request.resampler != Resampler::roulette_algorithm1)
+    throw FieldError("resampler", resampler_name(request.resampler), "is not a roulette resampler",
+                     "{resampler roulette} or roulette-algorithm1");
+  const bool algorithm1 = request.resampler == Resampler::roulette_algorithm1;
   ResampleWorkspace<MemorySpace> local_workspace;
-  ResampleWorkspace<MemorySpace>& ws = workspace != nullptr ? *workspace : local_workspace;
+  ResampleWorkspace<MemorySpace>& ws = request.workspace != nullptr ? *request.workspace : local_workspace;
   Selection selection;
   {
-    ScopedPhase timed(times, Phase::select);
+    ScopedPhase timed(request.times, Phase::select);
     SelectionInputs in;
-    in.wheel = wheel_share(compute_fixed_weights(store.log_weight, max_log_weight, ws), comm);
+    in.wheel = wheel_share(compute_fixed_weights(store.log_weight, request.max_log_weight, ws), comm);
     in.fixed_weights = &ws.fixed_host;
     in.samples = band.size();
-    in.seed = seed;
-    in.step = step;
-    in.sampler = sampler;
+    in.seed = request.seed;
+    in.step = request.step;
+    in.sampler = request.sampler;
     in.counts_buffer = &ws.counts;
-    selection = algorithm1 ? select_algorithm1(in) : select_offspring(scheme, in, comm);
+    selection = algorithm1 ? select_algorithm1(in) : select_offspring(request.scheme, in, comm);
   }
-  ScopedPhase timed(times, Phase::rebalance);
+  ScopedPhase timed(request.times, Phase::rebalance);
   layout = next_layout(comm, band, selection);
   const ResampleStats stats = rebalance(comm, layout, store, selection, ws);
-  if (selection_out != nullptr) *selection_out = selection;  // a copy: the counts' buffer stays below
+  if (request.selection_out != nullptr) *request.selection_out = selection;  // a copy: the counts' buffer stays below
   ws.counts = std::move(selection.counts);                   // its capacity serves the next call
   return stats;
 }
@@ -287,13 +301,9 @@ ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& lay
 // The same with the fixed block distribution (tau = 0, equal capacities).
 template <class MemorySpace>
 ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
-                                double max_log_weight, Scheme scheme, bool algorithm1, std::uint64_t seed,
-                                std::uint32_t step, LocalSampler sampler = LocalSampler::search,
-                                PhaseTimes* times = nullptr, ResampleWorkspace<MemorySpace>* workspace = nullptr,
-                                Selection* selection_out = nullptr) {
+                                const RouletteRequest<MemorySpace>& request) {
   Layout layout(dist);
-  return resample_roulette(comm, LoadBand(dist.size(), dist.ranks()), layout, store, max_log_weight, scheme, algorithm1,
-                           seed, step, sampler, times, workspace, selection_out);
+  return resample_roulette(comm, LoadBand(dist.size(), dist.ranks()), layout, store, request);
 }
 
 }  // namespace rsmc

@@ -1,4 +1,5 @@
-// Resampling schemes and resampler implementations, with their command-line names.
+// Resampling schemes and resampler implementations, their names (as the command line and run files
+// spell them) and which schemes each resampler implements.
 #pragma once
 
 #include <string>
@@ -32,7 +33,7 @@ inline const char* scheme_name(Scheme s) {
 inline Scheme parse_scheme(const std::string& name) {
   for (Scheme s : {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual})
     if (name == scheme_name(s)) return s;
-  throw Error("--resampling: unknown scheme '" + name + "'; expected multinomial, stratified, systematic or residual");
+  throw unknown_choice("scheme", name, "scheme", "multinomial, stratified, systematic or residual");
 }
 
 inline const char* resampler_name(Resampler r) {
@@ -48,8 +49,34 @@ inline const char* resampler_name(Resampler r) {
 inline Resampler parse_resampler(const std::string& name) {
   for (Resampler r : {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather, Resampler::gather_root})
     if (name == resampler_name(r)) return r;
-  throw Error("--resampler: unknown resampler '" + name +
-              "'; expected roulette, roulette-algorithm1, allgather or gather-root");
+  throw unknown_choice("resampler", name, "resampler", "roulette, roulette-algorithm1, allgather or gather-root");
+}
+
+// Throws FieldError unless `resampler` implements `scheme`: the baselines are systematic only, the
+// paper's Algorithm 1 multinomial only.
+inline void check_scheme_for(Resampler resampler, Scheme scheme) {
+  const std::string name = resampler_name(resampler);
+  if ((resampler == Resampler::allgather || resampler == Resampler::gather_root) && scheme != Scheme::systematic)
+    throw FieldError("resampler", name,
+                     FieldError::Template{"{resampler " + name + "} is a systematic-resampling baseline; use "
+                                          "{scheme systematic} or {resampler roulette}"},
+                     "{scheme systematic}");
+  if (resampler == Resampler::roulette_algorithm1 && scheme != Scheme::multinomial)
+    throw FieldError("resampler", name,
+                     FieldError::Template{"{resampler " + name + "} is the paper's multinomial selection; use "
+                                          "{scheme multinomial}"},
+                     "{scheme multinomial}");
+}
+
+// Throws FieldError unless `resampler` reports the ancestors of its resamplings (the genealogy a
+// step observer such as the trace file records): the roulette resamplers do, the baselines do not.
+inline void check_records_genealogy(Resampler resampler) {
+  if (resampler == Resampler::roulette || resampler == Resampler::roulette_algorithm1) return;
+  const std::string name = resampler_name(resampler);
+  throw FieldError("resampler", name,
+                   FieldError::Template{"{resampler " + name + "} does not record the genealogy of its resamplings; "
+                                        "use {resampler roulette} or roulette-algorithm1 with a trace"},
+                   "{resampler roulette} or roulette-algorithm1");
 }
 
 }  // namespace rsmc

@@ -73,11 +73,34 @@ struct AliasTraits<std::uint64_t> {
 template <class Weight>
 using alias_value_t = typename AliasTraits<Weight>::value_type;
 
-// One table row: 16 bytes for double (one 128-bit load or store), 32 for exact integer weights.
+// One table row, 16 bytes (one 128-bit load or store) for both weight types; read it through
+// threshold() and alias(), write it with make().
+//   - double: the threshold as a double and the alias as a 64-bit index;
+//   - std::uint64_t: the threshold is at most the capacity W < n 2^64 < 2^96 (n < 2^32, see
+//     check_alias_size), so it is kept in 96 bits (low 64 + high 32) beside a 32-bit alias.
 template <class Weight>
-struct alignas(16) AliasRow {
-    alias_value_t<Weight> threshold;  // share of this row that stays with the row's own item
-    std::uint64_t alias;              // the item that owns the rest of the row
+struct AliasRow;
+
+template <>
+struct alignas(16) AliasRow<double> {
+    double threshold_value;   // share of this row that stays with the row's own item
+    std::uint64_t alias_index;  // the item that owns the rest of the row
+    RSMC_HOST_DEVICE double threshold() const { return threshold_value; }
+    RSMC_HOST_DEVICE std::uint64_t alias() const { return alias_index; }
+    RSMC_HOST_DEVICE static AliasRow make(double threshold, std::uint64_t alias) { return AliasRow{threshold, alias}; }
+};
+
+template <>
+struct alignas(16) AliasRow<std::uint64_t> {
+    std::uint64_t threshold_lo;  // bits 0..63 of the threshold
+    std::uint32_t threshold_hi;  // bits 64..95
+    std::uint32_t alias_index;
+    RSMC_HOST_DEVICE u128 threshold() const { return (static_cast<u128>(threshold_hi) << 64) | threshold_lo; }
+    RSMC_HOST_DEVICE std::uint64_t alias() const { return alias_index; }
+    RSMC_HOST_DEVICE static AliasRow make(u128 threshold, std::uint64_t alias) {
+        return AliasRow{static_cast<std::uint64_t>(threshold), static_cast<std::uint32_t>(threshold >> 64),
+                        static_cast<std::uint32_t>(alias)};
+    }
 };
 
 // A light item as the pack reads it: its scaled weight, D(i) (deficits of the lights before it) and
@@ -133,8 +156,8 @@ template <class Weight>
 RSMC_HOST_DEVICE std::uint64_t alias_choice(const AliasRow<Weight>& row, std::uint64_t row_index,
                                             alias_value_t<Weight> offset) {
     // Branch-free select: the comparison is unpredictable for rows with a fractional threshold.
-    const std::uint64_t keep = offset < row.threshold ? ~std::uint64_t{0} : 0;
-    return row.alias ^ ((row_index ^ row.alias) & keep);
+    const std::uint64_t keep = offset < row.threshold() ? ~std::uint64_t{0} : 0;
+    return row.alias() ^ ((row_index ^ row.alias()) & keep);
 }
 
 // One draw from rows[0..rows_count) with the stream s: row = s.integer(rows_count), then the offset
@@ -157,28 +180,25 @@ RSMC_HOST_DEVICE void pack_step(const PackShape<Weight>& s, std::uint64_t& i, st
                                 const LightItem<Weight>* light, const HeavyItem<Weight>* heavy,
                                 const HeavyItem<Weight>* next_heavy, std::uint64_t* row_index,
                                 AliasRow<Weight>* row) {
+    using Row = AliasRow<Weight>;
     const alias_value_t<Weight> d = i < s.lights ? light->before : s.deficit_total;
     if (i < s.lights && (j >= s.heavies || d < heavy->through)) {
         *row_index = light->index;
-        row->threshold = light->weight;
-        if (j < s.heavies) {
-            row->alias = heavy->index;
-        } else if (s.heavies > 0) {  // rounding only: no heavy left for a (nearly full) light
-            row->alias = s.last_heavy_index;
-        } else {  // rounding only: every item came out light; give each its whole row
-            row->threshold = s.capacity;
-            row->alias = light->index;
-        }
+        if (j < s.heavies)
+            *row = Row::make(light->weight, heavy->index);
+        else if (s.heavies > 0)  // rounding only: no heavy left for a (nearly full) light
+            *row = Row::make(light->weight, s.last_heavy_index);
+        else  // rounding only: every item came out light; give each its whole row
+            *row = Row::make(s.capacity, light->index);
         ++i;
         return;
     }
     *row_index = heavy->index;
     if (j + 1 >= s.heavies) {  // the last heavy keeps the rest (exactly a bucket for integers)
-        row->threshold = s.capacity;
-        row->alias = heavy->index;
+        *row = Row::make(s.capacity, heavy->index);
     } else {
-        row->threshold = finished_threshold(s.capacity, d, heavy->through);
-        row->alias = row->threshold == s.capacity ? heavy->index : next_heavy->index;
+        const alias_value_t<Weight> t = finished_threshold(s.capacity, d, heavy->through);
+        *row = Row::make(t, t == s.capacity ? heavy->index : next_heavy->index);
     }
     ++j;
 }

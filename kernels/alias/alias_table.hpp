@@ -3,8 +3,9 @@
 // weight scaled by n, capacity = total W, thresholds in exact::u128). The row layout, the invariants
 // and the construction order are described in kernels/alias/alias_core.hpp.
 //
-// Builders: build_vose (sequential reference, host), build_psa / build_psa_plus (Kokkos, any
-// execution space). Samplers: kernels/alias/sampling.hpp.
+// Builders: build_vose (sequential reference, host; double or integer weights), build_alias /
+// build_psa / build_psa_plus (kernels/alias/psa.hpp: exact integer weights, Kokkos, any execution
+// space). Samplers: kernels/alias/sampling.hpp.
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -1,29 +1,35 @@
-// Parallel alias table construction in portable Kokkos: PSA and PSA+.
+// Exact parallel alias table construction in portable Kokkos, for std::uint64_t weights (the
+// engine's fixed-point weights): PSA and PSA+ (Huebschle-Schneider and Sanders, "Parallel weighted
+// random sampling", 2019; on GPUs Lehmann, Huebschle-Schneider and Sanders, "Weighted random sampling
+// on GPUs", 2021). Every kernel is templated on the execution space and runs on the instance the
+// caller passes; the per-thread steps are in kernels/alias/exact_sweep.hpp.
 //
-// PSA (Huebschle-Schneider and Sanders, "Parallel weighted random sampling", 2019; on GPUs Lehmann,
-// Huebschle-Schneider and Sanders, "Weighted random sampling on GPUs", 2021):
-//  1. total and capacity (parallel reductions; integer sums exactly, split into 32-bit halves);
-//  2. stable partition into lights and heavies (a prefix sum of the light flags), each item stored
-//     with its scaled weight next to its index;
-//  3. prefix sums D of the light deficits and E of the heavy excesses, written into the items;
-//  4. SPLIT: sections of about `section_items` merged items; the state of Vose's sweep at every section
-//     boundary m is the co-rank of m on the merge path (alias_core.hpp). A team searches
-//     `splits_per_team` consecutive boundaries together by partial p-ary search (Lehmann et al.,
-//     Algorithm 1): all its threads evaluate `pivots` equally spaced pivots of the common range, and the
-//     range shrinks to the pivots that bracket the first and the last boundary of the team; when it no
-//     longer shrinks (or is at most `pivots` wide), every thread finishes its own boundary by binary
-//     search inside it;
-//  5. PACK: one thread per section replays the sweep from its split state to the next (pack_section),
-//     so the sections need no communication and the result equals the sequential sweep's.
-// PSA+ first packs greedily: the items are cut into fixed sections of `greedy_items`, each staged in
-// team scratch memory, and one thread per section runs the sweep on the section's own lights and
-// heavies until either list runs out. The leftover items (the unused lights, the unused heavies, and
-// the current heavy with its remainder as its weight) keep exactly (number of leftovers) x capacity
-// of weight, so PSA on them, with the same capacity, completes the table.
+// PSA:
+//  1. the total W (given by the caller, or an exact sum: 32-bit halves per block, then a scan);
+//  2. per block of sweep::kBlockItems items: a light and a heavy bit per item, and the block's counts
+//     and sums of deficits and excesses; exclusive prefix sums over the blocks (three scans);
+//  3. SPLIT: `sections` sections of equal merged length; the co-rank of a section's first boundary by
+//     binary search, each probe located through the block prefix sums and one block's bits;
+//  4. SWEEP: the same thread runs Vose's sweep from that state for the section's length, finding its
+//     lights and heavies in the bit masks.
+// All arithmetic is exact (128 bits), so the table is Vose's (build_vose) bit for bit, whatever the
+// section count, the thread count or the backend.
 //
-// For integer weights everything is exact: PSA gives the same table as build_vose, bit for bit; PSA+ a
-// different but equally exact one. Tables live in the memory space of the weights and are built by
-// that space's default execution space.
+// PSA+: a greedy sweep first, over fixed sections of `greedy_items` items (one thread per section, the
+// section's weights in cache), until the section runs out of lights or of heavies; its rows are final.
+// Each section leaves items of one kind at the end of its range plus at most one heavy with a residual
+// weight; they carry exactly (their count) x W, and PSA over them (steps 2-4 on the rewritten masks)
+// completes the table. The table depends on greedy_items (a fixed option, never on the threads), not on
+// anything else: bitwise identical for any thread count and backend at the same greedy_items. It is a
+// different valid table than Vose's.
+//
+// Storage: AliasStorage holds the rows and every workspace; it grows to the largest n seen and is
+// reused, so a build of a size already seen allocates nothing (the engine's case: one build per step).
+// The host reads back three scalars per build (the totals, to check them) and nothing proportional to n.
+//
+// Double weights: there is no double-weight PSA any more (its table depended on the thread count);
+// build_vose (sequential) builds double tables for the benchmarks and tests, and the list-based PSA
+// of kernels/host/alias_pack.hpp and kernels/cuda/alias.cu keeps a sequential split.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -32,421 +38,387 @@
 #include <type_traits>
 
 #include "kernels/alias/alias_table.hpp"
+#include "kernels/alias/exact_sweep.hpp"
 
 namespace rsmc::kernels::alias {
 
+enum class AliasMethod {
+    psa,       // Vose's table, for any sections, threads and backend
+    psa_plus,  // greedy sections first: faster for most weights; the table depends on greedy_items
+};
+
 struct PsaOptions {
-    std::uint64_t section_items = 256;  // merged items per PACK section (one thread per section)
-    int splits_per_team = 64;           // section boundaries a team searches together
-    int pivots = 32;                    // p of the partial p-ary search
-    std::uint64_t greedy_items = 1024;  // PSA+: items per greedy section (staged in team scratch)
+    AliasMethod method = AliasMethod::psa;
+    // PSA+: items per greedy section, a power of two in [sweep::kBlockItems, 2^31]. The table depends
+    // on it: keep it fixed where tables must match (e.g. a host and a GPU run).
+    std::uint64_t greedy_items = std::uint64_t{1} << 16;
+    // Sections of the final sweep; 0: 4 per unit of concurrency on host backends, one per 512 items on
+    // devices. The table does not depend on it.
+    std::uint64_t sections = 0;
 };
 
 // What a construction did (for benchmarks and tests).
 struct PsaStats {
-    std::uint64_t greedy_rows = 0;  // PSA+: rows completed by the greedy pass
-    std::uint64_t lights = 0;       // items that went through SPLIT/PACK as lights ...
+    std::uint64_t greedy_rows = 0;  // PSA+: rows finished by the greedy sweep
+    std::uint64_t lights = 0;       // items the final sweep took as lights ...
     std::uint64_t heavies = 0;      // ... and as heavies
-    std::uint64_t sections = 0;     // PACK sections
+    std::uint64_t sections = 0;     // sections of the final sweep
 };
 
-// The state after SPLIT: the partitioned items with their prefix sums, and the co-rank of every
-// section boundary (split_lights[k] = lights among the first section_boundary(k) merged items).
-template <class Weight, class MemorySpace>
-struct PsaWork {
-    Kokkos::View<LightItem<Weight>*, MemorySpace> lights;
-    Kokkos::View<HeavyItem<Weight>*, MemorySpace> heavies;
-    Kokkos::View<std::uint64_t*, MemorySpace> split_lights;  // sections + 1 entries
-    PackShape<Weight> shape{};
-    std::uint64_t sections = 0;
-    AliasTotals<Weight> totals{};
+// The rows and every workspace of build_alias, reusable across builds; grows, never shrinks. Views in
+// MemorySpace; `totals` is the only host copy (three scalars).
+template <class MemorySpace>
+struct AliasStorage {
+    using memory_space = MemorySpace;
+    template <class T>
+    using view = Kokkos::View<T*, MemorySpace>;
+
+    view<AliasRow<std::uint64_t>> rows;
+    view<std::uint64_t> light_mask, heavy_mask;  // one bit per item
+    view<std::uint64_t> counts;                  // per block, then its exclusive prefix (sweep::Prefix)
+    view<u128> deficit, excess;                  // likewise
+    view<std::uint64_t> partial_pos;             // PSA+: per greedy section
+    view<u128> partial_value;
+    view<u128> totals;                           // lights, heavies, deficit, excess of the whole sweep
+    typename view<u128>::HostMirror totals_host;
+    std::uint64_t capacity = 0;                  // items the views hold
 };
 
 namespace psa_detail {
 
+template <class Exec>
+using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
+
 template <class T, class Space>
-Kokkos::View<T*, Space> uninitialized(const char* label, std::uint64_t n) {
-    return Kokkos::View<T*, Space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+void grow(Kokkos::View<T*, Space>& v, std::uint64_t size, const char* label) {
+    if (v.extent(0) < size)
+        v = Kokkos::View<T*, Space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+}
+
+inline std::uint64_t blocks_of(std::uint64_t n) { return (n + sweep::kBlockItems - 1) / sweep::kBlockItems; }
+
+inline unsigned log2_exact(std::uint64_t x) {
+    unsigned k = 0;
+    while ((std::uint64_t{1} << k) < x) ++k;
+    return k;
 }
 
 inline void check_options(const PsaOptions& o) {
-    if (o.section_items == 0 || o.splits_per_team < 1 || o.pivots < 1 || o.greedy_items == 0 ||
-        o.greedy_items > (std::uint64_t{1} << 20))
-        throw Error("alias PSA options: expected section_items >= 1, splits_per_team >= 1, pivots >= 1 and "
-                    "1 <= greedy_items <= 2^20");
+    const bool power_of_two = o.greedy_items != 0 && (o.greedy_items & (o.greedy_items - 1)) == 0;
+    if (o.method == AliasMethod::psa_plus &&
+        (!power_of_two || o.greedy_items < sweep::kBlockItems || o.greedy_items > (std::uint64_t{1} << 31)))
+        throw Error("alias PSA+ options: greedy_items = " + std::to_string(o.greedy_items) +
+                    "; expected a power of two from " + std::to_string(sweep::kBlockItems) + " to 2^31");
 }
 
-// Total and capacity of the weights, checked (see alias_totals).
-template <class Exec, class WeightView>
-AliasTotals<std::remove_const_t<typename WeightView::value_type>> totals(const WeightView& w) {
-    using Weight = std::remove_const_t<typename WeightView::value_type>;
-    const std::uint64_t n = w.extent(0);
-    check_alias_size(n, AliasTraits<Weight>::is_exact);
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
-    if constexpr (AliasTraits<Weight>::is_exact) {
-        // n < 2^32, so each sum of 32-bit halves fits in 64 bits; the total is exact.
-        std::uint64_t lo = 0, hi = 0;
-        Kokkos::parallel_reduce(
-            "rsmc::alias total lo", policy(0, n),
-            KOKKOS_LAMBDA(std::uint64_t i, std::uint64_t & s) { s += w(i) & 0xffffffffu; }, lo);
-        Kokkos::parallel_reduce(
-            "rsmc::alias total hi", policy(0, n), KOKKOS_LAMBDA(std::uint64_t i, std::uint64_t & s) { s += w(i) >> 32; },
-            hi);
-        return alias_totals_from_sum((static_cast<u128>(hi) << 32) + lo, n, 0);
-    } else {
-        double sum = 0.0;
-        std::uint64_t bad = 0;
-        Kokkos::parallel_reduce(
-            "rsmc::alias total", policy(0, n), KOKKOS_LAMBDA(std::uint64_t i, double& s) { s += w(i); }, sum);
-        Kokkos::parallel_reduce(
-            "rsmc::alias check", policy(0, n),
-            KOKKOS_LAMBDA(std::uint64_t i, std::uint64_t & b) { b += weight_is_valid(w(i)) ? 0 : 1; }, bad);
-        return alias_totals_from_sum(sum, n, bad);
+template <class Exec>
+std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t merged) {
+    std::uint64_t s = o.sections;
+    if (s == 0) {
+        if (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
+            s = 4 * static_cast<std::uint64_t>(exec.concurrency());
+        else
+            s = merged / 512 + 1;
+    }
+    return s < merged ? s : (merged > 0 ? merged : 1);
+}
+
+// Sizes every view for n items (and the sections the options can ask for).
+template <class Space>
+void reserve(AliasStorage<Space>& st, std::uint64_t n, const PsaOptions& o) {
+    if (st.capacity < n) {
+        const std::uint64_t cap = n + n / 8;  // a little slack: sizes that vary by a few items do not reallocate
+        grow(st.rows, cap, "rsmc::alias rows");
+        grow(st.light_mask, (cap + 63) / 64, "rsmc::alias light mask");
+        grow(st.heavy_mask, (cap + 63) / 64, "rsmc::alias heavy mask");
+        grow(st.counts, blocks_of(cap) + 1, "rsmc::alias block counts");
+        grow(st.deficit, blocks_of(cap) + 1, "rsmc::alias block deficits");
+        grow(st.excess, blocks_of(cap) + 1, "rsmc::alias block excesses");
+        st.capacity = cap;
+    }
+    if (o.method == AliasMethod::psa_plus) {
+        const std::uint64_t g = (st.capacity + o.greedy_items - 1) / o.greedy_items;
+        grow(st.partial_pos, g, "rsmc::alias partial positions");
+        grow(st.partial_value, g, "rsmc::alias partial values");
+    }
+    if (st.totals.extent(0) < 4) {
+        grow(st.totals, 4, "rsmc::alias totals");
+        st.totals_host = Kokkos::create_mirror_view(st.totals);
     }
 }
 
-// Step 3 and 4: prefix sums into the items (lights: weight -> before; heavies: weight in `through`
-// -> E(j + 1)), then the split.
-template <class Exec, class Weight, class Space>
-void prefix_and_split(PsaWork<Weight, Space>& work, const PsaOptions& opt) {
-    using V = alias_value_t<Weight>;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
-    const auto L = work.lights;
-    const auto H = work.heavies;
-    const V cap = work.shape.capacity;
-    const std::uint64_t nl = L.extent(0), nh = H.extent(0);
-    V d_total = 0;
-    Kokkos::parallel_scan(
-        "rsmc::alias light prefix", policy(0, nl),
-        KOKKOS_LAMBDA(std::uint64_t x, V & acc, bool final) {
-            const V d = cap - L(x).weight;
-            if (final) L(x).before = acc;
-            acc += d;
-        },
-        d_total);
-    if (nh > 0) {
-        Kokkos::parallel_scan(
-            "rsmc::alias heavy prefix", policy(0, nh), KOKKOS_LAMBDA(std::uint64_t y, V & acc, bool final) {
-                const V e = H(y).through - cap;
-                acc += e;
-                if (final) H(y).through = acc;
-            });
-        Kokkos::View<std::uint64_t, Space> last("rsmc::alias last heavy");
-        Kokkos::parallel_for(
-            "rsmc::alias last heavy", policy(0, 1), KOKKOS_LAMBDA(std::uint64_t) { last() = H(nh - 1).index; });
-        auto last_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), last);
-        work.shape.last_heavy_index = last_host();
-    } else {
-        work.shape.last_heavy_index = 0;
-    }
-    work.shape.deficit_total = d_total;
-    work.shape.lights = nl;
-    work.shape.heavies = nh;
+template <class Space>
+sweep::Items items_of(const std::uint64_t* w, std::uint64_t n, u128 total, const AliasStorage<Space>& st) {
+    sweep::Items it;
+    it.w = w;
+    it.n = n;
+    it.cap = total;
+    it.bound = sweep::light_bound(total, n);
+    it.light_mask = st.light_mask.data();
+    it.heavy_mask = st.heavy_mask.data();
+    return it;
+}
 
-    const std::uint64_t merged = nl + nh;
-    const std::uint64_t S = merged == 0 ? 0 : (merged + opt.section_items - 1) / opt.section_items;
-    work.sections = S;
-    work.split_lights = uninitialized<std::uint64_t, Space>("rsmc::alias split lights", S + 1);
-    if (S == 0) {
-        Kokkos::deep_copy(work.split_lights, std::uint64_t{0});
-        return;
-    }
-    const auto split = work.split_lights;
-    const PackShape<Weight> shape = work.shape;
-    const std::uint64_t K = static_cast<std::uint64_t>(opt.splits_per_team);
-    const int P = opt.pivots;
-    const auto league = static_cast<int>((S + 1 + K - 1) / K);
-    using team_policy = Kokkos::TeamPolicy<Exec>;
-    using member_type = typename team_policy::member_type;
+template <class Space>
+sweep::Prefix prefix_of(const AliasStorage<Space>& st, std::uint64_t blocks) {
+    sweep::Prefix p;
+    p.counts = st.counts.data();
+    p.deficit = st.deficit.data();
+    p.excess = st.excess.data();
+    p.blocks = blocks;
+    return p;
+}
+
+// The exact sum of the weights: per-block sums of 32-bit halves into `deficit` (as scratch), then a
+// scan over the blocks.
+template <class Exec, class Space>
+u128 total(const Exec& exec, const std::uint64_t* w, std::uint64_t n, AliasStorage<Space>& st) {
+    const std::uint64_t blocks = blocks_of(n);
+    const auto sums = st.deficit;
     Kokkos::parallel_for(
-        "rsmc::alias split", team_policy(league, Kokkos::AUTO), KOKKOS_LAMBDA(const member_type& team) {
-            const LightItem<Weight>* Lp = L.data();
-            const HeavyItem<Weight>* Hp = H.data();
-            const std::uint64_t k0 = static_cast<std::uint64_t>(team.league_rank()) * K;
-            const std::uint64_t k1 = k0 + K < S + 1 ? k0 + K : S + 1;
-            const std::uint64_t m_first = section_boundary(k0, merged, S);
-            const std::uint64_t m_last = section_boundary(k1 - 1, merged, S);
-            // Partial p-ary search: [a, b] contains the co-ranks of all boundaries of the team.
-            std::uint64_t a = corank_lo(m_first, shape.heavies);
-            std::uint64_t b = corank_hi(m_last, shape.lights);
-            while (b - a > static_cast<std::uint64_t>(P)) {
-                const std::uint64_t span = b - a;
-                std::uint64_t new_a = 0, new_b = 0;
-                Kokkos::parallel_reduce(
-                    Kokkos::TeamThreadRange(team, P),
-                    [&](int t, std::uint64_t& best) {
-                        const std::uint64_t piv =
-                            a + static_cast<std::uint64_t>(static_cast<u128>(span) * (t + 1) / (P + 1));
-                        if (corank_too_small<Weight>(shape, Lp, Hp, piv, m_first) && piv + 1 > best) best = piv + 1;
-                    },
-                    Kokkos::Max<std::uint64_t>(new_a));
-                Kokkos::parallel_reduce(
-                    Kokkos::TeamThreadRange(team, P),
-                    [&](int t, std::uint64_t& best) {
-                        const std::uint64_t piv =
-                            a + static_cast<std::uint64_t>(static_cast<u128>(span) * (t + 1) / (P + 1));
-                        if (!corank_too_small<Weight>(shape, Lp, Hp, piv, m_last) && piv < best) best = piv;
-                    },
-                    Kokkos::Min<std::uint64_t>(new_b));
-                if (new_a < a) new_a = a;
-                if (new_b > b) new_b = b;
-                if (new_a == a && new_b == b) break;  // the team's boundaries span the pivots: no progress
-                a = new_a;
-                b = new_b;
+        "rsmc::alias block totals", Range<Exec>(exec, 0, blocks), KOKKOS_LAMBDA(std::uint64_t b) {
+            const std::uint64_t first = b * sweep::kBlockItems;
+            const std::uint64_t end = first + sweep::kBlockItems < n ? first + sweep::kBlockItems : n;
+            std::uint64_t lo = 0, hi = 0;
+            for (std::uint64_t p = first; p < end; ++p) {
+                lo += w[p] & 0xffffffffu;
+                hi += w[p] >> 32;
             }
-            // Each thread: binary search for its own boundary inside [a, b].
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k0, k1), [&](std::uint64_t k) {
-                const std::uint64_t m = section_boundary(k, merged, S);
-                const std::uint64_t lo_m = corank_lo(m, shape.heavies), hi_m = corank_hi(m, shape.lights);
-                split(k) = corank_search<Weight>(shape, Lp, Hp, m, a > lo_m ? a : lo_m, b < hi_m ? b : hi_m);
-            });
+            sums(b) = (static_cast<u128>(hi) << 32) + lo;
+        });
+    u128 sum = 0;
+    Kokkos::parallel_scan(
+        "rsmc::alias total", Range<Exec>(exec, 0, blocks),
+        KOKKOS_LAMBDA(std::uint64_t b, u128 & acc, bool /*final*/) { acc += sums(b); }, sum);
+    return sum;
+}
+
+// In place: v(b) = v(0) + .. + v(b - 1) for b <= blocks (v(blocks) becomes the total).
+template <class Exec, class T, class Space>
+void exclusive_scan(const Exec& exec, const Kokkos::View<T*, Space>& v, std::uint64_t blocks, const char* label) {
+    Kokkos::parallel_scan(
+        label, Range<Exec>(exec, 0, blocks + 1), KOKKOS_LAMBDA(std::uint64_t b, T & acc, bool final) {
+            const T x = v(b);
+            if (final) v(b) = acc;
+            acc += x;
         });
 }
 
-}  // namespace psa_detail
+// totals(0..3) = the sweep's lights, heavies, deficit and excess, from the prefix entries of `blocks`.
+template <class TotalsView>
+KOKKOS_INLINE_FUNCTION void write_totals(const TotalsView& totals, std::uint64_t counts, u128 deficit, u128 excess) {
+    totals(0) = counts >> 32;
+    totals(1) = counts & 0xffffffffu;
+    totals(2) = deficit;
+    totals(3) = excess;
+}
 
-// Steps 1-4 of PSA: totals, partition, prefix sums, split.
-template <class WeightView>
-PsaWork<std::remove_const_t<typename WeightView::value_type>, typename WeightView::memory_space> psa_prepare(
-    const WeightView& weights, const PsaOptions& options = {}) {
-    using Weight = std::remove_const_t<typename WeightView::value_type>;
-    using Space = typename WeightView::memory_space;
-    using Exec = typename WeightView::execution_space;
-    using V = alias_value_t<Weight>;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
-    static_assert(std::is_same<Weight, double>::value || std::is_same<Weight, std::uint64_t>::value,
-                  "alias tables take double or std::uint64_t weights");
-    psa_detail::check_options(options);
-    PsaWork<Weight, Space> work;
-    work.totals = psa_detail::totals<Exec>(weights);
-    const V cap = work.totals.capacity;
-    work.shape.capacity = cap;
-    const std::uint64_t n = weights.extent(0);
-    std::uint64_t nl = 0;
-    Kokkos::parallel_reduce(
-        "rsmc::alias count lights", policy(0, n),
-        KOKKOS_LAMBDA(std::uint64_t i, std::uint64_t & c) {
-            c += AliasTraits<Weight>::scaled(weights(i), n) < cap ? 1 : 0;
-        },
-        nl);
-    const auto L = psa_detail::uninitialized<LightItem<Weight>, Space>("rsmc::alias lights", nl);
-    const auto H = psa_detail::uninitialized<HeavyItem<Weight>, Space>("rsmc::alias heavies", n - nl);
-    Kokkos::parallel_scan(
-        "rsmc::alias partition", policy(0, n), KOKKOS_LAMBDA(std::uint64_t i, std::uint64_t & c, bool final) {
-            const V v = AliasTraits<Weight>::scaled(weights(i), n);
-            const bool light = v < cap;
-            if (final) {
-                if (light) {
-                    L(c).weight = v;
-                    L(c).index = i;
-                } else {
-                    H(i - c).through = v;  // the weight, until the prefix sum replaces it
-                    H(i - c).index = i;
+// The block sums become their exclusive prefix sums (entry `blocks`: the totals), and totals(0..3) the
+// sweep's lights, heavies, deficit and excess. Host backends: one thread in one kernel (a few
+// thousand blocks: cheaper than three parallel scans and their barriers); devices: three scans.
+template <class Exec, class Space>
+void block_prefix(const Exec& exec, const AliasStorage<Space>& st, std::uint64_t blocks) {
+    const auto counts = st.counts;
+    const auto deficit = st.deficit;
+    const auto excess = st.excess;
+    const auto totals = st.totals;
+    // Two kernels chosen here, not an `if constexpr` inside one lambda (nvcc: no first capture there).
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+        Kokkos::parallel_for(
+            "rsmc::alias block prefix", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
+                std::uint64_t c = 0;
+                u128 d = 0, e = 0;
+                for (std::uint64_t b = 0; b <= blocks; ++b) {
+                    const std::uint64_t cb = counts(b);
+                    const u128 db = deficit(b), eb = excess(b);
+                    counts(b) = c;
+                    deficit(b) = d;
+                    excess(b) = e;
+                    c += cb;
+                    d += db;
+                    e += eb;
                 }
-            }
-            c += light ? 1 : 0;
-        });
-    work.lights = L;
-    work.heavies = H;
-    psa_detail::prefix_and_split<Exec>(work, options);
-    return work;
+                write_totals(totals, counts(blocks), deficit(blocks), excess(blocks));
+            });
+    } else {
+        exclusive_scan(exec, counts, blocks, "rsmc::alias count prefix");
+        exclusive_scan(exec, deficit, blocks, "rsmc::alias deficit prefix");
+        exclusive_scan(exec, excess, blocks, "rsmc::alias excess prefix");
+        Kokkos::parallel_for(
+            "rsmc::alias totals", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
+                write_totals(totals, counts(blocks), deficit(blocks), excess(blocks));
+            });
+    }
 }
 
-// Step 5 of PSA: every section packed by one thread from its split state.
-template <class Weight, class Space>
-void psa_pack(const PsaWork<Weight, Space>& work, const Kokkos::View<AliasRow<Weight>*, Space>& rows) {
-    using Exec = typename Kokkos::View<AliasRow<Weight>*, Space>::execution_space;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
-    const auto L = work.lights;
-    const auto H = work.heavies;
-    const auto split = work.split_lights;
-    const PackShape<Weight> shape = work.shape;
-    const std::uint64_t S = work.sections, merged = shape.lights + shape.heavies;
+// Writes block b's sums (b == blocks: zeros, the slot of the totals).
+template <class Space>
+struct BlockSink {
+    Kokkos::View<std::uint64_t*, Space> counts;
+    Kokkos::View<u128*, Space> deficit, excess;
+    KOKKOS_INLINE_FUNCTION void operator()(std::uint64_t b, const sweep::BlockSums& s) const {
+        counts(b) = s.counts;
+        deficit(b) = s.deficit;
+        excess(b) = s.excess;
+    }
+};
+
+// Step 2 of PSA for every item.
+template <class Exec, class Space>
+void summarize_all(const Exec& exec, const sweep::Items& it, const AliasStorage<Space>& st) {
+    const std::uint64_t blocks = blocks_of(it.n);
+    const BlockSink<Space> sink{st.counts, st.deficit, st.excess};
     Kokkos::parallel_for(
-        "rsmc::alias pack", policy(0, S), KOKKOS_LAMBDA(std::uint64_t k) {
-            const std::uint64_t i = split(k), i_end = split(k + 1);
-            const std::uint64_t j = section_boundary(k, merged, S) - i;
-            const std::uint64_t j_end = section_boundary(k + 1, merged, S) - i_end;
-            pack_section<Weight>(shape, L.data(), H.data(), i, j, i_end, j_end, rows.data());
+        "rsmc::alias summarize", Range<Exec>(exec, 0, blocks + 1), KOKKOS_LAMBDA(std::uint64_t b) {
+            sink(b, b < blocks ? sweep::summarize_all(it, b) : sweep::BlockSums{});
         });
 }
 
-// PSA: the alias table of `weights` (double or std::uint64_t), in their memory space.
-template <class WeightView>
-AliasTable<std::remove_const_t<typename WeightView::value_type>, typename WeightView::memory_space> build_psa(
-    const WeightView& weights, const PsaOptions& options = {}, PsaStats* stats = nullptr) {
-    using Weight = std::remove_const_t<typename WeightView::value_type>;
-    using Space = typename WeightView::memory_space;
-    const auto work = psa_prepare(weights, options);
-    AliasTable<Weight, Space> table;
-    table.rows = alias_rows<Weight, Space>(weights.extent(0));
-    table.capacity = work.totals.capacity;
-    table.total = work.totals.total;
-    psa_pack(work, table.rows);
-    if (stats) *stats = PsaStats{0, work.shape.lights, work.shape.heavies, work.sections};
-    return table;
+// PSA+'s greedy pass: one thread per greedy section sweeps it, records its partial item and rewrites
+// the masks and block sums of its range to its leftovers.
+// `it` has no residuals: the greedy sweep reads plain weights; `left` (it with the residuals) is what
+// the leftovers' sums read, once the section's own residual is recorded.
+template <class Exec, class Space>
+void greedy(const Exec& exec, const sweep::Items& it, const sweep::Items& left_items, const AliasStorage<Space>& st,
+            std::uint64_t greedy_items) {
+    const std::uint64_t n = it.n, blocks = blocks_of(n);
+    const std::uint64_t sections = (n + greedy_items - 1) / greedy_items;
+    const auto partial_pos = st.partial_pos;
+    const auto partial_value = st.partial_value;
+    const BlockSink<Space> sink{st.counts, st.deficit, st.excess};
+    AliasRow<std::uint64_t>* rows = st.rows.data();
+    using Dynamic = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>, Kokkos::Schedule<Kokkos::Dynamic>>;
+    Kokkos::parallel_for(
+        "rsmc::alias greedy", Dynamic(exec, 0, sections), KOKKOS_LAMBDA(std::uint64_t g) {
+            const std::uint64_t first = g * greedy_items;
+            const std::uint64_t end = first + greedy_items < n ? first + greedy_items : n;
+            const sweep::Leftovers left = sweep::greedy_sweep(it, rows, first, end);
+            partial_pos(g) = left.partial;
+            partial_value(g) = left.partial_value;
+            sweep::mask_leftovers(it, left, first, end);
+            for (std::uint64_t b = first / sweep::kBlockItems; b * sweep::kBlockItems < end; ++b)
+                sink(b, sweep::summarize_masks(left_items, b));
+            if (g + 1 == sections) sink(blocks, sweep::BlockSums{});
+        });
 }
 
-namespace psa_detail {
+// Steps 3 and 4 of PSA on the masks and block sums as they stand (PSA: every item; PSA+: the
+// leftovers). Returns the sweep's light and heavy counts and its section count; throws if the total
+// was not the weights' sum (the deficits and excesses must then differ). Each section finds its own
+// two co-ranks (the split) and sweeps between them: one kernel.
+template <class Exec, class Space>
+PsaStats split_and_sweep(const Exec& exec, const sweep::Items& it, AliasStorage<Space>& st, const PsaOptions& o) {
+    const std::uint64_t blocks = blocks_of(it.n);
+    block_prefix(exec, st, blocks);
+    Kokkos::deep_copy(exec, st.totals_host, st.totals);
+    exec.fence();
+    if (st.totals_host(2) != st.totals_host(3))
+        throw Error("alias table: the given total is not the sum of the " + std::to_string(it.n) + " weights");
+    PsaStats stats;
+    stats.lights = static_cast<std::uint64_t>(st.totals_host(0));
+    stats.heavies = static_cast<std::uint64_t>(st.totals_host(1));
+    const std::uint64_t merged = stats.lights + stats.heavies;
+    const std::uint64_t sections = section_count(exec, o, merged);
+    stats.sections = sections;
+    if (merged == 0) return stats;
+    const sweep::Prefix pre = prefix_of(st, blocks);
+    AliasRow<std::uint64_t>* rows = st.rows.data();
+    Kokkos::parallel_for(
+        "rsmc::alias sweep", Range<Exec>(exec, 0, sections), KOKKOS_LAMBDA(std::uint64_t k) {
+            const std::uint64_t m0 = sweep::boundary(k, merged, sections);
+            const std::uint64_t m1 = sweep::boundary(k + 1, merged, sections);
+            const std::uint64_t i0 = sweep::corank(it, pre, m0);
+            sweep::sweep_section(it, pre, rows, i0, m0 - i0, m1 - m0);
+        });
+    return stats;
+}
 
-// PSA+'s greedy sweep over one section staged in scratch: items[0..len) with their scaled weights;
-// order is scratch for the light/heavy lists. Writes the rows it completes; the leftovers go to out:
-// lights from out[0] upwards, heavies from out[len - 1] downwards. Returns their counts.
-template <class Weight>
-KOKKOS_INLINE_FUNCTION void greedy_section(const WeightedItem<Weight>* items, std::uint32_t* order, std::uint32_t len,
-                                           alias_value_t<Weight> cap, AliasRow<Weight>* rows,
-                                           WeightedItem<Weight>* out, std::uint64_t* left_lights,
-                                           std::uint64_t* left_heavies) {
-    using V = alias_value_t<Weight>;
-    std::uint32_t nl = 0, back = len;
-    for (std::uint32_t t = 0; t < len; ++t) {
-        if (items[t].weight < cap)
-            order[nl++] = t;
-        else
-            order[--back] = t;  // heavy j is order[len - 1 - j]
-    }
-    const std::uint32_t nh = len - nl;
-    std::uint32_t i = 0, j = 0;  // lights used; heavies finished
-    std::uint64_t ol = 0, oh = 0;
-    if (nl > 0 && nh > 0) {
-        std::uint32_t h = order[len - 1];
-        V r = items[h].weight;
-        for (;;) {
-            if (r > cap) {  // heavy j still holds more than a bucket
-                if (i == nl) break;
-                const WeightedItem<Weight>& x = items[order[i++]];
-                rows[x.index].threshold = x.weight;
-                rows[x.index].alias = items[h].index;
-                r = r - (cap - x.weight);
-            } else {  // heavy j is done; the next heavy completes its row
-                if (j + 1 == nh) break;
-                const std::uint32_t next = order[len - 2 - j];
-                rows[items[h].index].threshold = r;
-                rows[items[h].index].alias = r == cap ? items[h].index : items[next].index;
-                r = items[next].weight - (cap - r);
-                h = next;
-                ++j;
-            }
-        }
-        // The current heavy h leaves with its remainder r as its weight.
-        const WeightedItem<Weight> rest{r, items[h].index};
-        if (r < cap)
-            out[ol++] = rest;
-        else
-            out[len - 1 - oh++] = rest;
-        ++j;  // h is accounted for
-    }
-    for (; i < nl; ++i) out[ol++] = items[order[i]];
-    for (; j < nh; ++j) out[len - 1 - oh++] = items[order[len - 1 - j]];
-    *left_lights = ol;
-    *left_heavies = oh;
+template <class WeightView>
+constexpr void check_weight_view() {
+    static_assert(std::is_same<typename WeightView::non_const_value_type, std::uint64_t>::value,
+                  "exact alias tables take std::uint64_t weights");
+    static_assert(WeightView::rank == 1, "alias weights are a rank-1 View");
 }
 
 }  // namespace psa_detail
 
-// PSA+: greedy packing in fixed sections staged in team scratch memory, then PSA on the leftovers.
-template <class WeightView>
-AliasTable<std::remove_const_t<typename WeightView::value_type>, typename WeightView::memory_space> build_psa_plus(
-    const WeightView& weights, const PsaOptions& options = {}, PsaStats* stats = nullptr) {
-    using Weight = std::remove_const_t<typename WeightView::value_type>;
-    using Space = typename WeightView::memory_space;
-    using Exec = typename WeightView::execution_space;
-    using V = alias_value_t<Weight>;
-    using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::uint64_t>>;
-    using team_policy = Kokkos::TeamPolicy<Exec>;
-    using member_type = typename team_policy::member_type;
-    using scratch_space = typename Exec::scratch_memory_space;
-    using scratch_items = Kokkos::View<WeightedItem<Weight>*, scratch_space, Kokkos::MemoryUnmanaged>;
-    using scratch_order = Kokkos::View<std::uint32_t*, scratch_space, Kokkos::MemoryUnmanaged>;
-    static_assert(std::is_same<Weight, double>::value || std::is_same<Weight, std::uint64_t>::value,
-                  "alias tables take double or std::uint64_t weights");
-    psa_detail::check_options(options);
-
+// The exact sum of `weights` (a rank-1 View of std::uint64_t in Space), on exec; storage provides the
+// scratch. n < 2^32 so that it fits in 96 bits.
+template <class Exec, class WeightView, class Space>
+u128 alias_total(const Exec& exec, const WeightView& weights, AliasStorage<Space>& storage) {
+    psa_detail::check_weight_view<WeightView>();
     const std::uint64_t n = weights.extent(0);
-    PsaWork<Weight, Space> work;
-    work.totals = psa_detail::totals<Exec>(weights);
-    const V cap = work.totals.capacity;
-    work.shape.capacity = cap;
-    AliasTable<Weight, Space> table;
-    table.rows = alias_rows<Weight, Space>(n);
-    table.capacity = cap;
-    table.total = work.totals.total;
-    const auto rows = table.rows;
+    check_alias_size(n, true);
+    psa_detail::reserve(storage, n, PsaOptions{});
+    return psa_detail::total(exec, weights.data(), n, storage);
+}
 
-    // Greedy pass.
-    const std::uint64_t B = options.greedy_items;
-    const std::uint64_t G = (n + B - 1) / B;
-    const auto tmp = psa_detail::uninitialized<WeightedItem<Weight>, Space>("rsmc::alias leftovers", n);
-    const auto left_l = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left lights", G);
-    const auto left_h = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left heavies", G);
-    const std::size_t scratch_bytes = scratch_items::shmem_size(B) + scratch_order::shmem_size(B);
-    // Level 0 (GPU shared memory) when the section fits, else level 1; the result is the same.
-    const int level = scratch_bytes <= static_cast<std::size_t>(team_policy::scratch_size_max(0)) ? 0 : 1;
-    Kokkos::parallel_for(
-        "rsmc::alias greedy",
-        team_policy(static_cast<int>(G), Kokkos::AUTO).set_scratch_size(level, Kokkos::PerTeam(scratch_bytes)),
-        KOKKOS_LAMBDA(const member_type& team) {
-            const std::uint64_t g = static_cast<std::uint64_t>(team.league_rank());
-            const std::uint64_t first = g * B;
-            const std::uint32_t len = static_cast<std::uint32_t>(n - first < B ? n - first : B);
-            scratch_items items(team.team_scratch(level), B);
-            scratch_order order(team.team_scratch(level), B);
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](std::uint32_t t) {
-                items(t).weight = AliasTraits<Weight>::scaled(weights(first + t), n);
-                items(t).index = first + t;
-            });
-            team.team_barrier();
-            Kokkos::single(Kokkos::PerTeam(team), [&]() {
-                psa_detail::greedy_section<Weight>(items.data(), order.data(), len, cap, rows.data(),
-                                                   tmp.data() + first, &left_l(g), &left_h(g));
-            });
-        });
-
-    // Compact the leftovers into the light and heavy lists.
-    const auto off_l = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left light offsets", G);
-    const auto off_h = psa_detail::uninitialized<std::uint64_t, Space>("rsmc::alias left heavy offsets", G);
-    std::uint64_t nl = 0, nh = 0;
-    Kokkos::parallel_scan(
-        "rsmc::alias left light scan", policy(0, G),
-        KOKKOS_LAMBDA(std::uint64_t g, std::uint64_t & acc, bool final) {
-            if (final) off_l(g) = acc;
-            acc += left_l(g);
-        },
-        nl);
-    Kokkos::parallel_scan(
-        "rsmc::alias left heavy scan", policy(0, G),
-        KOKKOS_LAMBDA(std::uint64_t g, std::uint64_t & acc, bool final) {
-            if (final) off_h(g) = acc;
-            acc += left_h(g);
-        },
-        nh);
-    const auto L = psa_detail::uninitialized<LightItem<Weight>, Space>("rsmc::alias lights", nl);
-    const auto H = psa_detail::uninitialized<HeavyItem<Weight>, Space>("rsmc::alias heavies", nh);
-    if (nl + nh > 0) {
-        Kokkos::parallel_for(
-            "rsmc::alias compact", team_policy(static_cast<int>(G), Kokkos::AUTO),
-            KOKKOS_LAMBDA(const member_type& team) {
-                const std::uint64_t g = static_cast<std::uint64_t>(team.league_rank());
-                const std::uint64_t first = g * B;
-                const std::uint64_t len = n - first < B ? n - first : B;
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, left_l(g)), [&](std::uint64_t t) {
-                    const WeightedItem<Weight> x = tmp(first + t);
-                    L(off_l(g) + t).weight = x.weight;
-                    L(off_l(g) + t).index = x.index;
-                });
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, left_h(g)), [&](std::uint64_t t) {
-                    const WeightedItem<Weight> x = tmp(first + len - 1 - t);
-                    H(off_h(g) + t).through = x.weight;
-                    H(off_h(g) + t).index = x.index;
-                });
-            });
+// The engine's entry point: the exact alias table of `weights` (n < 2^32 std::uint64_t in Space),
+// whose sum is `total` (the caller's exact 128-bit sum; checked: a wrong total throws rsmc::Error),
+// built on exec into `storage`. Returns the table: its rows are the first n rows of storage.rows, valid
+// until the next build into the same storage. Allocates only when n exceeds what storage has held.
+template <class Exec, class WeightView, class Space>
+AliasTable<std::uint64_t, Space> build_alias(const Exec& exec, const WeightView& weights, u128 total,
+                                             AliasStorage<Space>& storage, const PsaOptions& options = {},
+                                             PsaStats* stats = nullptr) {
+    psa_detail::check_weight_view<WeightView>();
+    static_assert(std::is_same<typename WeightView::memory_space, Space>::value,
+                  "build_alias: the weights and the storage must live in the same memory space");
+    psa_detail::check_options(options);
+    const std::uint64_t n = weights.extent(0);
+    check_alias_size(n, true);
+    alias_totals_from_sum(total, n, 0);  // throws on a zero total
+    psa_detail::reserve(storage, n, options);
+    const sweep::Items it = psa_detail::items_of(weights.data(), n, total, storage);
+    sweep::Items rest = it;  // the items of the final sweep: PSA+'s leftovers read their residuals
+    if (options.method == AliasMethod::psa) {
+        psa_detail::summarize_all(exec, it, storage);
+    } else {
+        rest.partial_pos = storage.partial_pos.data();
+        rest.partial_value = storage.partial_value.data();
+        rest.greedy_shift = psa_detail::log2_exact(options.greedy_items);
+        psa_detail::greedy(exec, it, rest, storage, options.greedy_items);
     }
-    work.lights = L;
-    work.heavies = H;
-    psa_detail::prefix_and_split<Exec>(work, options);
-    psa_pack(work, rows);
-    if (stats) *stats = PsaStats{n - nl - nh, nl, nh, work.sections};
+    PsaStats s = psa_detail::split_and_sweep(exec, rest, storage, options);
+    s.greedy_rows = n - s.lights - s.heavies;
+    if (stats) *stats = s;
+    AliasTable<std::uint64_t, Space> table;
+    table.rows = Kokkos::subview(storage.rows, Kokkos::make_pair(std::uint64_t{0}, n));
+    table.capacity = total;
+    table.total = total;
     return table;
+}
+
+// The same with the total computed here (one more pass over the weights).
+template <class Exec, class WeightView, class Space>
+AliasTable<std::uint64_t, Space> build_alias(const Exec& exec, const WeightView& weights, AliasStorage<Space>& storage,
+                                             const PsaOptions& options = {}, PsaStats* stats = nullptr) {
+    const u128 total = alias_total(exec, weights, storage);
+    return build_alias(exec, weights, total, storage, options, stats);
+}
+
+// Convenience (tests, benchmarks): a new table from fresh storage, on the default execution space of
+// the weights' memory space, by PSA or PSA+ (options.method is set accordingly).
+template <class WeightView>
+AliasTable<std::uint64_t, typename WeightView::memory_space> build_new(AliasMethod method, const WeightView& weights,
+                                                                       PsaOptions options, PsaStats* stats) {
+    AliasStorage<typename WeightView::memory_space> storage;
+    options.method = method;
+    return build_alias(typename WeightView::execution_space(), weights, storage, options, stats);
+}
+
+template <class WeightView>
+AliasTable<std::uint64_t, typename WeightView::memory_space> build_psa(const WeightView& weights,
+                                                                       const PsaOptions& options = {},
+                                                                       PsaStats* stats = nullptr) {
+    return build_new(AliasMethod::psa, weights, options, stats);
+}
+
+template <class WeightView>
+AliasTable<std::uint64_t, typename WeightView::memory_space> build_psa_plus(const WeightView& weights,
+                                                                            const PsaOptions& options = {},
+                                                                            PsaStats* stats = nullptr) {
+    return build_new(AliasMethod::psa_plus, weights, options, stats);
 }
 
 }  // namespace rsmc::kernels::alias

@@ -57,10 +57,7 @@ void sweep(const Weight* w, std::uint64_t n, alias_value_t<Weight> cap, AliasRow
             const V wn = Traits::scaled(w[next], n);
             const bool take_light = i < lights && r > cap;
             const V t = r < cap ? r : cap;
-            AliasRow<Weight> row;
-            row.threshold = take_light ? wl : t;
-            row.alias = take_light || t == cap ? h : next;
-            rows[take_light ? x : h] = row;
+            rows[take_light ? x : h] = AliasRow<Weight>::make(take_light ? wl : t, take_light || t == cap ? h : next);
             r = take_light ? r - (cap - wl) : wn - (cap - r);
             h = take_light ? h : next;
             i += take_light ? 1 : 0;
@@ -70,24 +67,19 @@ void sweep(const Weight* w, std::uint64_t n, alias_value_t<Weight> cap, AliasRow
         for (; i < lights && r > cap; ++i) {
             const std::uint64_t x = L[i];
             const V wl = Traits::scaled(w[x], n);
-            rows[x].threshold = wl;
-            rows[x].alias = h;
+            rows[x] = AliasRow<Weight>::make(wl, h);
             r = r - (cap - wl);
         }
-        rows[h].threshold = cap;
-        rows[h].alias = h;
+        rows[h] = AliasRow<Weight>::make(cap, h);
     }
     // Lights left over: impossible with exact arithmetic; with doubles only nearly-full buckets that
     // rounding left behind. Same fallback as pack_step.
     for (; i < lights; ++i) {
         const std::uint64_t x = L[i];
-        if (heavies > 0) {
-            rows[x].threshold = Traits::scaled(w[x], n);
-            rows[x].alias = H[-static_cast<std::int64_t>(heavies - 1)];
-        } else {
-            rows[x].threshold = cap;
-            rows[x].alias = x;
-        }
+        if (heavies > 0)
+            rows[x] = AliasRow<Weight>::make(Traits::scaled(w[x], n), H[-static_cast<std::int64_t>(heavies - 1)]);
+        else
+            rows[x] = AliasRow<Weight>::make(cap, x);
     }
 }
 

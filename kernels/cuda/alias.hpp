@@ -7,6 +7,13 @@
 // Host twins: kernels/host/alias_pack.hpp (host::alias_pack) and kernels/host/alias_sampling.hpp, with
 // identical results (tests/cuda/test_cuda_alias.cpp compares them bit for bit). This header needs no
 // CUDA and no Kokkos headers. Launchers synchronise and throw rsmc::Error on CUDA failures.
+//
+// How the pack relates to the Kokkos construction (kernels/alias/psa.hpp): for std::uint64_t weights
+// its lists and splits come from host::alias_split, the arithmetic is exact, and the table is Vose's,
+// i.e. the same bits as build_alias with AliasMethod::psa (tests/unit/test_alias.cpp checks the host
+// twin against it). For double weights it is the list-based PSA of the host twin (sequential split,
+// rounded prefix sums): deterministic, but a double table, not comparable bit for bit with any
+// integer construction; the Kokkos code has no double-weight PSA.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
-// Host twins of the alias table construction: PSA's partition, prefix sums and split as plain loops
-// (twin of kernels/alias/psa.hpp's psa_prepare on a sequential backend), and the pack of every section
-// (twin of kernels/cuda/alias.cu's chunked pack). Same items, same decisions, same arithmetic as the
-// portable and the CUDA code, so the tables agree bit for bit; CPU-only builds and the CUDA tests use
-// these. No Kokkos.
+// Host twins of the list-based alias table construction that kernels/cuda/alias.cu's chunked pack
+// consumes: PSA's partition into light and heavy lists, their prefix sums and the split as plain loops,
+// and the pack of every section (twin of the CUDA pack). Same items, same decisions, same arithmetic
+// as the CUDA code, so the tables agree bit for bit; the CUDA tests use these. For std::uint64_t
+// weights the table is Vose's, the same bits as kernels/alias/psa.hpp's exact PSA. No Kokkos.
 #pragma once
 
 #include <cstdint>

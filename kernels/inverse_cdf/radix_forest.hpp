@@ -227,7 +227,9 @@ class CutpointTable {
     total_ = total;
     n_ = n;
     const std::size_t m = static_cast<std::size_t>(cells_.count());
-    if (starts_.extent(0) != m + 1)
+    // Grown only: the cell count follows the total, which changes at every resampling of a filter
+    // that rebuilds each step; entries past m + 1 are never read.
+    if (starts_.extent(0) < m + 1)
       starts_ = Kokkos::View<Ref*, memory_space>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::cutpoint::starts"), m + 1);
     Kokkos::deep_copy(starts_, Ref(0));
@@ -257,6 +259,7 @@ class CutpointTable {
   const GuideCells<K>& cells() const { return cells_; }
   K total() const { return total_; }
   Kokkos::View<const K*, memory_space> lower() const { return lower_; }
+  // starts()(c), c = 0 .. cell_count() (the View may be longer: kept from a larger build).
   Kokkos::View<const Ref*, memory_space> starts() const { return starts_; }
 
  private:
@@ -291,7 +294,7 @@ class RadixForest {
       other_bounds_ = Kokkos::View<Ref*, memory_space>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::forest::other_bounds"), n);
     }
-    if (table_.extent(0) != m)
+    if (table_.extent(0) < m)  // grown only, as the starts
       table_ =
           Kokkos::View<Ref*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::forest::table"), m);
     Kokkos::deep_copy(other_bounds_, static_cast<Ref>(~Ref(0)));  // -1: no child arrived yet
@@ -327,7 +330,8 @@ class RadixForest {
   std::size_t size() const { return cutpoint_.size(); }
   std::uint64_t cell_count() const { return cutpoint_.cell_count(); }
   const GuideCells<K>& cells() const { return cutpoint_.cells(); }
-  // nodes()(2 j + c): child c of node j; table()(g): guide entry of cell g (a leaf ~i or a node).
+  // nodes()(2 j + c): child c of node j; table()(g): guide entry of cell g (a leaf ~i or a node),
+  // g < cell_count() (the View may be longer: kept from a larger build).
   Kokkos::View<const Ref*, memory_space> nodes() const { return nodes_; }
   Kokkos::View<const Ref*, memory_space> table() const { return table_; }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The benchmarks run and print valid JSON lines: `rsmc bench resample` on 1 and 3 ranks (every
-# implementation, one line each), `rsmc bench kernels` (every kernel and phase, a skipped line),
-# `rsmc bench checkpoint`, `rsmc bench e2e` on 1 and 2 ranks, `rsmc bench memory`, and `rsmc sim-scale`
-# at a small and a large point. Fields only: timing targets live in the benchmarks, never here.
+# implementation, one line each), `rsmc bench select` on 1 and 3 ranks, `rsmc bench kernels` (every
+# kernel and phase, a skipped line), `rsmc bench checkpoint`, `rsmc bench e2e` on 1 and 2 ranks,
+# `rsmc bench memory`, and `rsmc sim-scale` at a small and a large point. Fields only: timing targets
+# live in the benchmarks, never here.
 source "$(dirname "$0")/common.sh"
 
 for p in 1 3; do
@@ -13,6 +14,25 @@ lines = [json.loads(l) for l in open(sys.argv[1])]
 assert len(lines) == 4, lines
 assert all(r["bench"] == "resample" and r["ranks"] == int(sys.argv[2]) for r in lines), lines
 assert {r["implementation"] for r in lines} == {"roulette", "roulette-algorithm1", "allgather", "gather-root"}
+PY
+done
+
+# `rsmc bench select` on 1 and 3 ranks: one line per (N, scheme, sampler); it checks the parallel
+# selection against the serial one itself and fails if they differ.
+for p in 1 3; do
+  rsmc_np "$p" bench select --particles 1000,333 --scheme systematic,residual --local-sampler search,forest \
+    --repeats 1 >"$WORK/select_$p.jsonl" || fail "bench select on $p ranks"
+  python3 - "$WORK/select_$p.jsonl" "$p" <<'PY' || fail "bench select on $p ranks: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 2 * 2, lines
+times = ["serial_ns_per_particle", "serial_with_ancestors_ns_per_particle", "parallel_ns_per_particle",
+         "parallel_with_counts_ns_per_particle"]
+for r in lines:
+    assert r["bench"] == "select" and r["ranks"] == int(sys.argv[2]) and r["concurrency"] >= 1, r
+    assert all(r[t] > 0 for t in times) and r["serial_to_parallel_ratio"] > 0, r
+assert {(r["particles"], r["scheme"], r["local_sampler"]) for r in lines} == \
+    {(n, s, k) for n in (1000, 333) for s in ("systematic", "residual") for k in ("search", "forest")}
 PY
 done
 
@@ -44,6 +64,21 @@ for r in lines:
     assert r[rate] > 0 and r["seconds_median"] > 0 and r["copy_seconds_median"] >= 0, r
     assert (r["samples"] is None) == (r["phase"] == "build"), r
 PY
+
+# --threads: the Kokkos alias kernels once per count (1 here: every build can run it), the sequential
+# ones once; a count of 0 is a one-line error naming --threads.
+rsmc_np 1 bench kernels --sizes 1000 --weights uniform --kernels alias-vose,alias-psa,alias-psa-plus,alias-baseline \
+  --threads 1 --repeats 1 >"$WORK/threads.jsonl" || fail "bench kernels --threads 1"
+python3 - "$WORK/threads.jsonl" <<'PY' || fail "bench kernels --threads: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted((r["kernel"], r["threads"]) for r in lines) == [
+    ("alias-baseline", 1), ("alias-psa", 1), ("alias-psa-plus", 1), ("alias-vose", 1)], lines
+PY
+code=0
+rsmc_np 1 bench kernels --sizes 1000 --threads 0 >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+[ "$code" -ne 0 ] && output_has "threads" grep '^rsmc: error:' "$WORK/stderr" ||
+  fail "bench kernels --threads 0: expected one error line naming --threads"
 
 # `rsmc bench checkpoint` on 2 ranks: one write and one read line per (N, doubles), files cleaned up.
 mkdir -p "$WORK/ckbench"

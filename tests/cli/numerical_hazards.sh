@@ -69,14 +69,16 @@ rsmc_np 2 filter --config nan_zw.toml --data zeros.csv --particles 400 --seed 6 
 same "invalid_likelihood in --config" zw1.h5 cfg.h5
 
 # Checkpoint at step 4 on 2 ranks, restart on 3: identical to the uninterrupted run (the counts of
-# steps 1..4 come back from the checkpoint). A restart in error mode is another run: refused.
+# steps 1..4 come back from the checkpoint). A restart asking for error mode is another run: refused.
 rsmc_np 2 filter $nan --invalid-likelihood zero-weight --steps 4 --checkpoint-every 4 --checkpoint-dir ck --quiet ||
   fail "zero-weight, first half"
 rc=0
-rsmc_np 2 filter $nan --restart latest --checkpoint-dir ck -o refused.h5 2>refused.txt >/dev/null || rc=$?
+rsmc_np 2 filter $nan --invalid-likelihood error --restart latest --checkpoint-dir ck -o refused.h5 2>refused.txt \
+  >/dev/null || rc=$?
 [ "$rc" -eq 1 ] && grep -q "belongs to another run; invalid_likelihood" refused.txt ||
   fail "a restart in error mode from a zero-weight checkpoint was not refused: rc $rc, $(cat refused.txt)"
-rsmc_np 3 filter $nan --invalid-likelihood zero-weight --restart latest --checkpoint-dir ck -o cont.h5 --quiet ||
+# The continuation runs to the end of the data: --steps 8 (a restart takes the first half's --steps 4 otherwise).
+rsmc_np 3 filter $nan --invalid-likelihood zero-weight --steps 8 --restart latest --checkpoint-dir ck -o cont.h5 --quiet ||
   fail "zero-weight restart on 3 ranks"
 same "zero-weight restart on 3 ranks" zw1.h5 cont.h5
 

@@ -29,7 +29,7 @@ template <class Weight>
 bool same_rows(const std::vector<alias::AliasRow<Weight>>& a, const std::vector<alias::AliasRow<Weight>>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (!(a[i].threshold == b[i].threshold) || a[i].alias != b[i].alias) return false;
+        if (!(a[i].threshold() == b[i].threshold()) || a[i].alias() != b[i].alias()) return false;
     return true;
 }
 

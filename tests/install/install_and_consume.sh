@@ -9,16 +9,64 @@
 #
 # From CTest: RSMC_BUILD_DIR, RSMC_SOURCE_DIR, RSMC_VERSION, CMAKE_COMMAND, RSMC_CXX_COMPILER,
 # RSMC_BUILD_CONFIG, MPIEXEC, MPIEXEC_FLAGS, H5_DATASETS_EQUAL.
+#
+# --build-only: install and build the consumer, run nothing (a build whose programs cannot run here,
+# e.g. Kokkos CUDA without a GPU; scripts/test.sh). Needs only RSMC_BUILD_DIR and RSMC_SOURCE_DIR
+# (and RSMC_CXX_COMPILER: the compiler rsmc was built with, e.g. Kokkos' nvcc_wrapper).
 set -euo pipefail
+build_only=false
+if [ "${1:-}" = --build-only ]; then build_only=true; fi
 : "${RSMC_BUILD_DIR:?set by CTest}" "${RSMC_SOURCE_DIR:?set by CTest}"
 : "${CMAKE_COMMAND:=cmake}" "${MPIEXEC:=mpiexec}" "${MPIEXEC_FLAGS:=--oversubscribe}"
-: "${RSMC_CXX_COMPILER:=}" "${RSMC_BUILD_CONFIG:=}" "${RSMC_VERSION:=}" "${H5_DATASETS_EQUAL:?set by CTest}"
+: "${RSMC_CXX_COMPILER:=}" "${RSMC_BUILD_CONFIG:=}" "${RSMC_VERSION:=}"
+$build_only || : "${H5_DATASETS_EQUAL:?set by CTest}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rsmc-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
 
 step() { echo "== $*"; }
+
+# examples/random_walk against the installed rsmc: its `consumer` and `rsmc-random-walk`.
+configure_and_build_consumer() {
+  local cmake_args=(-S "$RSMC_SOURCE_DIR/examples/random_walk" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix")
+  # The same C++ compiler as rsmc (the libraries are C++) and the build type that was installed.
+  [ -n "$RSMC_CXX_COMPILER" ] && cmake_args+=(-DCMAKE_CXX_COMPILER="$RSMC_CXX_COMPILER")
+  [ -n "$RSMC_BUILD_CONFIG" ] && cmake_args+=(-DCMAKE_BUILD_TYPE="$RSMC_BUILD_CONFIG")
+  "$CMAKE_COMMAND" "${cmake_args[@]}"
+  "$CMAKE_COMMAND" --build "$tmp/consumer" "${config_args[@]}"
+  local exe
+  for exe in consumer rsmc-random-walk; do
+    [ -n "$(find "$tmp/consumer" -type f -name "$exe" -perm -u+x -print -quit)" ] ||
+      { echo "FAIL: $exe was not built"; exit 1; }
+  done
+}
+
+# rsmcConfig.cmake must stop, naming both, when the consumer finds another Kokkos than rsmc was built
+# with (e.g. Debian's 3.4 for an rsmc built against Kokkos 4). The other Kokkos: RSMC_OTHER_KOKKOS_DIR,
+# else the first Kokkos CMake package in the system paths that is not rsmc's.
+other_kokkos_refused() {
+  local ours other="${RSMC_OTHER_KOKKOS_DIR:-}" dir
+  ours=$(sed -n 's/^Kokkos_DIR:[A-Z]*=//p' "$RSMC_BUILD_DIR/CMakeCache.txt")
+  ours=$(readlink -f "$ours")
+  if [ -z "$other" ]; then
+    for dir in /usr/lib/cmake/Kokkos /usr/lib/*/cmake/Kokkos /usr/local/lib/cmake/Kokkos /usr/local/lib64/cmake/Kokkos; do
+      if [ -f "$dir/KokkosConfig.cmake" ] && [ "$(readlink -f "$dir")" != "$ours" ]; then other=$dir; break; fi
+    done
+  fi
+  if [ -z "$other" ]; then
+    echo "no Kokkos other than $ours on this machine: the refusal is not exercised here"
+    return
+  fi
+  local args=(-S "$RSMC_SOURCE_DIR/examples/random_walk" -B "$tmp/other-kokkos" -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_DIR="$other")
+  [ -n "$RSMC_CXX_COMPILER" ] && args+=(-DCMAKE_CXX_COMPILER="$RSMC_CXX_COMPILER")
+  if "$CMAKE_COMMAND" "${args[@]}" >"$tmp/other-kokkos.log" 2>&1; then
+    echo "FAIL: the consumer configured against $other although rsmc was built against $ours"; exit 1
+  fi
+  grep -q "was built against Kokkos .* at $ours, but this project found Kokkos .* at $other" "$tmp/other-kokkos.log" ||
+    { echo "FAIL: unexpected configure output with Kokkos_DIR=$other:"; cat "$tmp/other-kokkos.log"; exit 1; }
+  echo "refused, as it should: Kokkos_DIR=$other"
+}
 
 step "install $RSMC_BUILD_DIR into $prefix"
 config_args=()
@@ -32,6 +80,16 @@ config=$(find "$prefix" -path '*/cmake/rsmc/rsmcConfig.cmake' -print -quit)
 [ -n "$config" ] || { echo "FAIL: no rsmcConfig.cmake under $prefix"; exit 1; }
 [ -e "$(dirname "$config")/rsmcConfigVersion.cmake" ] || { echo "FAIL: no rsmcConfigVersion.cmake"; exit 1; }
 
+step "find_package(rsmc) refuses a Kokkos other than rsmc's"
+other_kokkos_refused
+
+if $build_only; then
+  step "configure and build the consumer against $prefix (build only)"
+  configure_and_build_consumer
+  echo "the consumer and rsmc-random-walk built; nothing was run (--build-only)"
+  exit 0
+fi
+
 step "installed rsmc --version"
 version=$("$prefix/bin/rsmc" --version)
 echo "$version"
@@ -41,14 +99,8 @@ if [ -n "$RSMC_VERSION" ] && [ "$version" != "$RSMC_VERSION" ]; then
 fi
 
 step "configure and build the consumer against $prefix"
-cmake_args=(-S "$RSMC_SOURCE_DIR/examples/random_walk" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix")
-# The same C++ compiler as rsmc (the libraries are C++) and the build type that was installed.
-[ -n "$RSMC_CXX_COMPILER" ] && cmake_args+=(-DCMAKE_CXX_COMPILER="$RSMC_CXX_COMPILER")
-[ -n "$RSMC_BUILD_CONFIG" ] && cmake_args+=(-DCMAKE_BUILD_TYPE="$RSMC_BUILD_CONFIG")
-"$CMAKE_COMMAND" "${cmake_args[@]}"
-"$CMAKE_COMMAND" --build "$tmp/consumer" "${config_args[@]}"
+configure_and_build_consumer
 consumer=$(find "$tmp/consumer" -type f -name consumer -perm -u+x -print -quit)
-[ -n "$consumer" ] || { echo "FAIL: the consumer executable was not built"; exit 1; }
 
 step "run the consumer on 2 ranks"
 # shellcheck disable=SC2086

@@ -58,7 +58,13 @@ Outcome resample_on(int k, std::uint64_t n, const std::string& pattern, Scheme s
     max_lw = std::max(max_lw, store.log_weight(i));
   }
   MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, sub);
-  out.stats = rsmc::resample_roulette(sub, dist, store, max_lw, scheme, algorithm1, 2024, 17);
+  rsmc::RouletteRequest<Kokkos::HostSpace> request;
+  request.max_log_weight = max_lw;
+  request.scheme = scheme;
+  request.resampler = algorithm1 ? rsmc::Resampler::roulette_algorithm1 : rsmc::Resampler::roulette;
+  request.seed = 2024;
+  request.step = 17;
+  out.stats = rsmc::resample_roulette(sub, dist, store, request);
   std::vector<double> local(store.size() * d);
   for (std::size_t i = 0; i < store.size(); ++i)
     for (int c = 0; c < d; ++c) local[i * d + c] = store.state(i, c);

@@ -32,6 +32,8 @@ namespace rsmc::test {
 // matches none; all_bad makes every particle's NaN), and the particle labelled inf_state_id moves to
 // +inf, where its log-likelihood is 0 * inf = NaN (a model that overflowed); everything else gets
 // -1e-3 * label, so weights differ.
+// HUGE_VAL and NAN (<cmath>) rather than std::numeric_limits: these functions also run in device
+// kernels, where numeric_limits' host functions are not callable (nvcc without --expt-relaxed-constexpr).
 struct InvalidAtIds {
   static constexpr const char* name = "test_invalid_at_ids";
   int bad_step = 2;
@@ -42,13 +44,13 @@ struct InvalidAtIds {
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
   RSMC_HOST_DEVICE void initial(StateView x, rng::Stream&) const { x[0] = 0.0; }
   RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int step, rng::Stream&) const {
-    to[0] = step == bad_step && from[0] == inf_state_id ? std::numeric_limits<double>::infinity() : from[0];
+    to[0] = step == bad_step && from[0] == inf_state_id ? HUGE_VAL : from[0];
   }
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView, int step) const {
-    if (x[0] == std::numeric_limits<double>::infinity()) return 0.0 * x[0];
+    if (x[0] == HUGE_VAL) return 0.0 * x[0];
     if (step == bad_step) {
-      if (all_bad || x[0] == nan_id_a || x[0] == nan_id_b) return std::numeric_limits<double>::quiet_NaN();
-      if (x[0] == inf_id) return std::numeric_limits<double>::infinity();
+      if (all_bad || x[0] == nan_id_a || x[0] == nan_id_b) return static_cast<double>(NAN);
+      if (x[0] == inf_id) return HUGE_VAL;
     }
     return -1e-3 * x[0];
   }

@@ -1,12 +1,17 @@
-// Unit tests for the alias tables (kernels/alias/, kernels/host/alias_*.hpp): construction by Vose,
-// PSA and PSA+ for double and exact integer weights, baseline and sectioned sampling.
+// Unit tests for the alias tables (kernels/alias/, kernels/host/alias_*.hpp): construction by Vose
+// (double and exact integer weights), exact PSA and PSA+ (integer weights), the list-based PSA of the
+// CUDA pack's host twin, baseline and sectioned sampling.
 //
 // Construction: every row is valid (alias < n, 0 <= threshold <= capacity, a row aliasing itself is
 // full) and the shares of every item summed over all rows reconstruct its weight: exactly (n w_i) for
 // integer weights, and within 4 n eps W for doubles (the rounding bound of the prefix sums the
 // thresholds are differences of; the largest error seen is reported through INFO). Zero weights get a
-// share of exactly 0. For integer weights Vose and PSA are the same table bit for bit; PSA on the
-// Serial backend equals its host twin (kernels/host/alias_pack.hpp) for both weight types.
+// share of exactly 0. For integer weights PSA is Vose's table bit for bit for every section count,
+// and so is the host twin's list-based PSA; PSA+ is, bit for bit, the table of an independent
+// sequential reference written here from the definition (greedy sections, then Vose's sweep over
+// the leftovers in item order). Thread invariance: the same comparisons on every host execution space
+// instance from 1 thread to OMP_NUM_THREADS under Kokkos 4 OpenMP (the CTest entry runs under 1, 2
+// and 3 threads), with section counts that split the work unevenly.
 //
 // Distribution: chi-square goodness of fit at fixed seeds. The statistic must stay below the 0.999
 // quantile of chi-square with the given degrees of freedom; the quantiles are hard-coded below and
@@ -161,25 +166,25 @@ void check_rows_valid(const Table& table, std::uint64_t n) {
     std::uint64_t bad_alias = 0, bad_threshold = 0, bad_self = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
         const auto& row = table.rows(i);
-        bad_alias += row.alias < n ? 0 : 1;
-        bad_threshold += (nonnegative(row.threshold) && row.threshold <= table.capacity) ? 0 : 1;
-        bad_self += (row.alias != i || row.threshold == table.capacity) ? 0 : 1;
+        bad_alias += row.alias() < n ? 0 : 1;
+        bad_threshold += (nonnegative(row.threshold()) && row.threshold() <= table.capacity) ? 0 : 1;
+        bad_self += (row.alias() != i || row.threshold() == table.capacity) ? 0 : 1;
     }
     CHECK(bad_alias == 0);
     CHECK(bad_threshold == 0);
     CHECK(bad_self == 0);
 }
 
-void check_shares(const alias::AliasTable<double>& table, const std::vector<double>& w) {
-    const std::uint64_t n = w.size();
-    check_rows_valid(table, n);
+// Rows of a double table as (threshold, alias) pairs, from an AliasTable or a plain array.
+template <class Rows>
+void check_double_shares(const Rows& row_at, std::uint64_t n, double capacity, const std::vector<double>& w) {
     double total = 0.0;
     for (double x : w) total += x;
     std::vector<long double> share(n, 0.0L);
     for (std::uint64_t i = 0; i < n; ++i) {
-        const auto& row = table.rows(i);
-        share[i] += row.threshold;
-        share[row.alias] += static_cast<long double>(table.capacity) - row.threshold;
+        const alias::AliasRow<double> row = row_at(i);
+        share[i] += row.threshold();
+        share[row.alias()] += static_cast<long double>(capacity) - row.threshold();
     }
     const double tolerance = 4.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon() * total;
     double worst = 0.0;
@@ -195,6 +200,11 @@ void check_shares(const alias::AliasTable<double>& table, const std::vector<doub
     CHECK(zero_drawn == 0);
 }
 
+void check_shares(const alias::AliasTable<double>& table, const std::vector<double>& w) {
+    check_rows_valid(table, w.size());
+    check_double_shares([&](std::uint64_t i) { return table.rows(i); }, w.size(), table.capacity, w);
+}
+
 void check_shares(const alias::AliasTable<std::uint64_t>& table, const std::vector<std::uint64_t>& w) {
     const std::uint64_t n = w.size();
     check_rows_valid(table, n);
@@ -205,8 +215,8 @@ void check_shares(const alias::AliasTable<std::uint64_t>& table, const std::vect
     std::vector<u128> share(n, 0);
     for (std::uint64_t i = 0; i < n; ++i) {
         const auto& row = table.rows(i);
-        share[i] += row.threshold;
-        share[row.alias] += table.capacity - row.threshold;
+        share[i] += row.threshold();
+        share[row.alias()] += table.capacity - row.threshold();
     }
     std::uint64_t wrong = 0;
     for (std::uint64_t i = 0; i < n; ++i) wrong += share[i] == static_cast<u128>(w[i]) * n ? 0 : 1;
@@ -216,74 +226,167 @@ void check_shares(const alias::AliasTable<std::uint64_t>& table, const std::vect
 template <class Weight>
 bool same_rows(const alias::AliasTable<Weight>& a, const alias::AliasRow<Weight>* b, std::uint64_t n) {
     for (std::uint64_t i = 0; i < n; ++i)
-        if (!(a.rows(i).threshold == b[i].threshold) || a.rows(i).alias != b[i].alias) return false;
+        if (!(a.rows(i).threshold() == b[i].threshold()) || a.rows(i).alias() != b[i].alias()) return false;
     return true;
 }
 
-template <class Weight>
-bool same_rows(const alias::AliasTable<Weight>& a, const alias::AliasTable<Weight>& b) {
+template <class Weight, class Space>
+bool same_rows(const alias::AliasTable<Weight>& a, const alias::AliasTable<Weight, Space>& b) {
     return a.rows.extent(0) == b.rows.extent(0) && same_rows(a, b.rows.data(), a.rows.extent(0));
 }
 
-alias::PsaOptions small_sections() {
-    alias::PsaOptions o;
-    o.section_items = 5;
-    o.splits_per_team = 3;
-    o.pivots = 2;
-    o.greedy_items = 16;
-    return o;
+// ---- an independent reference of PSA+ -----------------------------------------------------------
+//
+// Written from the definition with plain vectors, to check the Kokkos PSA+ bit for bit: each greedy
+// section of G items runs Vose's sweep on its own lights and heavies until it runs out of lights (the
+// current heavy still above a bucket) or of heavies; what is left (the unused items, the current heavy
+// with its residual) goes, in item order, through Vose's sweep with the same capacity W.
+
+struct RefItem {
+    std::uint64_t index;
+    u128 value;  // n w, or a residual
+};
+
+using RefRows = std::vector<alias::AliasRow<std::uint64_t>>;
+using Row64 = alias::AliasRow<std::uint64_t>;
+
+// Vose's sweep over `items` (in order); returns false if the sweep ran out of heavies (greedy mode:
+// `left` receives the leftovers) or completes them all (greedy = false).
+void ref_sweep(const std::vector<RefItem>& items, u128 cap, RefRows& rows, bool greedy, std::vector<RefItem>* left) {
+    std::vector<RefItem> lights, heavies;
+    for (const RefItem& x : items) (x.value < cap ? lights : heavies).push_back(x);
+    if (heavies.empty()) {
+        REQUIRE(greedy);  // exact arithmetic: a complete sweep always has a heavy
+        for (const RefItem& x : lights) left->push_back(x);
+        return;
+    }
+    std::size_t i = 0, j = 0;
+    RefItem h = heavies[0];
+    for (;;) {
+        if (h.value > cap) {
+            if (i == lights.size()) {
+                REQUIRE(greedy);
+                left->push_back(h);
+                for (std::size_t k = j + 1; k < heavies.size(); ++k) left->push_back(heavies[k]);
+                return;
+            }
+            rows[lights[i].index] = Row64::make(lights[i].value, h.index);
+            h.value -= cap - lights[i].value;
+            ++i;
+        } else if (h.value == cap || j + 1 == heavies.size()) {
+            if (h.value != cap) {
+                REQUIRE(greedy);
+                left->push_back(h);
+                for (std::size_t k = i; k < lights.size(); ++k) left->push_back(lights[k]);
+                return;
+            }
+            rows[h.index] = Row64::make(cap, h.index);
+            if (j + 1 == heavies.size()) {
+                for (std::size_t k = i; k < lights.size(); ++k) {
+                    REQUIRE(greedy);
+                    left->push_back(lights[k]);
+                }
+                return;
+            }
+            h = heavies[++j];
+        } else {
+            const RefItem next = heavies[j + 1];
+            rows[h.index] = Row64::make(h.value, next.index);
+            h = RefItem{next.index, next.value - (cap - h.value)};
+            ++j;
+        }
+    }
 }
 
-template <class Weight>
-void check_all_builders(const std::vector<Weight>& w, const std::string& name) {
-    const auto view = to_view(w);
+RefRows reference_psa_plus(const std::vector<std::uint64_t>& w, std::uint64_t greedy_items) {
     const std::uint64_t n = w.size();
-    const auto vose = alias::build_vose(view);
-    const auto psa = alias::build_psa(view);
-    const auto psa_small = alias::build_psa(view, small_sections());
-    alias::PsaStats stats;
-    const auto plus = alias::build_psa_plus(view, alias::PsaOptions{}, &stats);
-    const auto plus_small = alias::build_psa_plus(view, small_sections());
+    u128 total = 0;
+    for (auto x : w) total += x;
+    RefRows rows(n);
+    std::vector<RefItem> left;
+    for (std::uint64_t first = 0; first < n; first += greedy_items) {
+        std::vector<RefItem> section;
+        for (std::uint64_t p = first; p < std::min(n, first + greedy_items); ++p)
+            section.push_back(RefItem{p, static_cast<u128>(w[p]) * n});
+        std::vector<RefItem> section_left;
+        ref_sweep(section, total, rows, true, &section_left);
+        std::sort(section_left.begin(), section_left.end(),
+                  [](const RefItem& a, const RefItem& b) { return a.index < b.index; });
+        left.insert(left.end(), section_left.begin(), section_left.end());
+    }
+    if (!left.empty()) ref_sweep(left, total, rows, false, nullptr);
+    return rows;
+}
+
+// ---- host execution space instances of 1, 2, ... threads ---------------------------------------------
+
+// Runs f(exec, threads) on the default host execution space and, under Kokkos 4 OpenMP, on instances
+// of every thread count from 1 to the process's concurrency (OMP_NUM_THREADS).
+template <class F>
+void for_each_host_instance(F&& f) {
+    f(Kokkos::DefaultHostExecutionSpace(), Kokkos::DefaultHostExecutionSpace().concurrency());
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+    for (int t = 1; t <= Kokkos::OpenMP().concurrency(); ++t) f(Kokkos::OpenMP(t), t);
+#endif
+}
+
+std::vector<std::uint64_t> kSectionCounts() { return {0, 1, 2, 3, 7, 1000}; }
+
+template <class Weight>
+void check_twin(const std::vector<Weight>& w, const alias::AliasTable<Weight>& vose, const std::string& name) {
+    // The list-based PSA of the CUDA pack's host twin (kernels/host/alias_pack.hpp): valid for doubles,
+    // Vose's table bit for bit for integers.
+    const std::uint64_t n = w.size();
+    for (std::uint64_t section_items : {std::uint64_t{5}, std::uint64_t{256}}) {
+        auto split = host::alias_split(w.data(), n, section_items);
+        std::vector<alias::AliasRow<Weight>> twin(n);
+        host::alias_pack(split, twin.data());
+        INFO(name << ": host::alias_pack, " << section_items << "-item sections");
+        if constexpr (std::is_same<Weight, std::uint64_t>::value)
+            CHECK(same_rows(vose, twin.data(), n));
+        else
+            check_double_shares([&](std::uint64_t i) { return twin[i]; }, n, split.totals.capacity, w);
+    }
+}
+
+void check_all_builders(const std::vector<double>& w, const std::string& name) {
+    const auto vose = alias::build_vose(w.data(), w.size());
     {
         INFO(name << ": Vose");
         check_shares(vose, w);
     }
+    check_twin(w, vose, name);
+}
+
+void check_all_builders(const std::vector<std::uint64_t>& w, const std::string& name) {
+    const auto view = to_view(w);
+    const std::uint64_t n = w.size();
+    const auto vose = alias::build_vose(view);
     {
-        INFO(name << ": PSA");
-        check_shares(psa, w);
+        INFO(name << ": Vose");
+        check_shares(vose, w);
     }
-    {
-        INFO(name << ": PSA, 5-item sections, 3 splits per team, 2 pivots");
-        check_shares(psa_small, w);
+    check_twin(w, vose, name);
+    // PSA is Vose's table for every section count.
+    for (const std::uint64_t sections : kSectionCounts()) {
+        alias::PsaOptions o;
+        o.sections = sections;
+        INFO(name << ": PSA, sections " << sections);
+        CHECK(same_rows(vose, alias::build_psa(view, o)));
     }
-    {
-        INFO(name << ": PSA+ (" << stats.greedy_rows << " of " << n << " rows greedy)");
+    // PSA+ is the reference's table for its greedy sections, and exact.
+    for (const std::uint64_t g : {std::uint64_t{1024}, std::uint64_t{4096}, std::uint64_t{65536}}) {
+        alias::PsaOptions o;
+        o.greedy_items = g;
+        alias::PsaStats stats;
+        const auto plus = alias::build_psa_plus(view, o, &stats);
+        const RefRows ref = reference_psa_plus(w, g);
+        INFO(name << ": PSA+, " << g << "-item greedy sections (" << stats.greedy_rows << " of " << n
+                  << " rows greedy)");
         check_shares(plus, w);
-    }
-    {
-        INFO(name << ": PSA+, 16-item greedy sections");
-        check_shares(plus_small, w);
-    }
-    // The partial p-ary split finds the same co-ranks as plain binary search (the host twin).
-    {
-        const auto work = alias::psa_prepare(view, small_sections());
-        const auto twin_split = host::alias_split(w.data(), n, small_sections().section_items);
-        bool same_split = work.split_lights.extent(0) == twin_split.split_lights.size();
-        for (std::size_t k = 0; same_split && k < twin_split.split_lights.size(); ++k)
-            same_split = work.split_lights(k) == twin_split.split_lights[k];
-        INFO(name << ": split of psa_prepare vs host::alias_split");
-        CHECK(same_split);
-    }
-    // PSA on the Serial backend equals its host twin, bit for bit.
-    auto split = host::alias_split(w.data(), n, alias::PsaOptions{}.section_items);
-    std::vector<alias::AliasRow<Weight>> twin(n);
-    host::alias_pack(split, twin.data());
-    INFO(name);
-    CHECK(same_rows(psa, twin.data(), n));
-    if constexpr (std::is_same<Weight, std::uint64_t>::value) {
-        // Exact arithmetic: Vose's sweep and PSA's merge path are the same table.
-        CHECK(same_rows(vose, psa));
-        CHECK(same_rows(vose, psa_small));
+        CHECK(same_rows(plus, ref.data(), n));
+        o.sections = 7;
+        CHECK(same_rows(plus, alias::build_psa_plus(view, o)));
     }
 }
 
@@ -307,6 +410,70 @@ TEST_CASE("alias: every builder gives a valid table that reconstructs the weight
     }
 }
 
+TEST_CASE("alias: PSA and PSA+ tables do not depend on the threads, the sections or the storage", "[alias]") {
+    // Every thread count this process can run (1 .. OMP_NUM_THREADS under Kokkos 4 OpenMP; the CTest
+    // entry runs under 1, 2 and 3), several section counts (7 and 13: sections that do not divide the
+    // items evenly among the threads), PSA = Vose and PSA+ = the reference, into storage reused across
+    // sizes.
+    const std::uint64_t sizes[] = {100007, 3000, 250001};
+    std::vector<int> threads_seen;
+    for_each_host_instance([&](const auto& exec, int threads) {
+        threads_seen.push_back(threads);
+        using Exec = std::decay_t<decltype(exec)>;
+        alias::AliasStorage<typename Exec::memory_space> storage;
+        for (const std::uint64_t n : sizes) {
+            for (Shape shape : {Shape::uniform, Shape::power_one, Shape::zeros_mixed, Shape::all_equal}) {
+                const auto w = integer_weights(shape, n, 3000 + n);
+                const auto view = to_view(w);
+                const auto vose = alias::build_vose(view);
+                const RefRows ref = reference_psa_plus(w, 4096);
+                for (const std::uint64_t sections : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{13}}) {
+                    alias::PsaOptions o;
+                    o.sections = sections;
+                    INFO(threads << " thread(s), " << shape_name(shape) << ", n = " << n << ", sections " << sections);
+                    CHECK(same_rows(vose, alias::build_alias(exec, view, storage, o)));
+                    o.method = alias::AliasMethod::psa_plus;
+                    o.greedy_items = 4096;
+                    CHECK(same_rows(alias::build_alias(exec, view, storage, o), ref.data(), n));
+                }
+            }
+        }
+    });
+    std::string seen;
+    for (int t : threads_seen) seen += " " + std::to_string(t);
+    INFO("thread counts:" << seen);
+    CHECK(!threads_seen.empty());
+}
+
+TEST_CASE("alias: build_alias reuses its storage and checks the total it is given", "[alias]") {
+    using Exec = Kokkos::DefaultHostExecutionSpace;
+    const auto w = integer_weights(Shape::uniform, 50000, 7);
+    const auto view = to_view(w);
+    u128 total = 0;
+    for (auto x : w) total += x;
+    alias::AliasStorage<Kokkos::HostSpace> storage;
+    CHECK((alias::alias_total(Exec(), view, storage) == total));
+    const auto first = alias::build_alias(Exec(), view, total, storage);
+    const void* rows = storage.rows.data();
+    // Smaller and equal sizes afterwards reuse the same rows (no allocation per build).
+    const auto small = to_view(integer_weights(Shape::power_one, 777, 8));
+    const auto t_small = alias::build_alias(Exec(), small, storage);
+    CHECK(t_small.size() == 777);
+    CHECK(storage.rows.data() == rows);
+    const auto again = alias::build_alias(Exec(), view, total, storage);
+    CHECK(storage.rows.data() == rows);
+    check_shares(again, w);
+    CHECK(same_rows(alias::build_vose(view), again));
+    // A total that is not the weights' sum is an error, not a wrong table.
+    CHECK_THROWS_AS(alias::build_alias(Exec(), view, total + 1, storage), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_alias(Exec(), view, total - 1, storage), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_alias(Exec(), view, u128(0), storage), rsmc::Error);
+    alias::PsaOptions bad;
+    bad.method = alias::AliasMethod::psa_plus;
+    bad.greedy_items = 1000;  // not a power of two
+    CHECK_THROWS_AS(alias::build_alias(Exec(), view, total, storage, bad), rsmc::Error);
+}
+
 TEST_CASE("alias: small hand-checked tables", "[alias]") {
     // w = {1, 2, 3, 0, 4}: n = 5, W = 10, scaled weights 5, 10, 15, 0, 20 with capacity 10.
     // Lights: 0 (d = 5), 3 (d = 10); heavies: 1 (e = 0), 2 (e = 5), 4 (e = 10).
@@ -319,31 +486,38 @@ TEST_CASE("alias: small hand-checked tables", "[alias]") {
     const unsigned threshold_of[] = {5, 10, 10, 0, 10};
     for (std::uint64_t i = 0; i < 5; ++i) {
         INFO("row " << i);
-        CHECK(table.rows(i).alias == alias_of[i]);
-        CHECK((table.rows(i).threshold == threshold_of[i]));
+        CHECK(table.rows(i).alias() == alias_of[i]);
+        CHECK((table.rows(i).threshold() == threshold_of[i]));
     }
     CHECK(same_rows(table, alias::build_psa(to_view(w))));
+    CHECK(same_rows(table, alias::build_psa_plus(to_view(w))));  // one greedy section: the whole sweep
 
     // A single item, and two items of which one is zero.
     const std::vector<double> one = {0.25};
-    const auto t1 = alias::build_psa_plus(to_view(one));
-    CHECK(t1.rows(0).alias == 0);
-    CHECK(t1.rows(0).threshold == t1.capacity);
+    const auto t1 = alias::build_vose(one.data(), 1);
+    CHECK(t1.rows(0).alias() == 0);
+    CHECK(t1.rows(0).threshold() == t1.capacity);
     const std::vector<double> two = {0.0, 3.0};
     const auto t2 = alias::build_vose(two.data(), 2);
-    CHECK(t2.rows(0).threshold == 0.0);
-    CHECK(t2.rows(0).alias == 1);
-    CHECK(t2.rows(1).alias == 1);
+    CHECK(t2.rows(0).threshold() == 0.0);
+    CHECK(t2.rows(0).alias() == 1);
+    CHECK(t2.rows(1).alias() == 1);
+    // An exact row keeps a 96-bit threshold and a 32-bit alias in 16 bytes.
+    CHECK(sizeof(alias::AliasRow<std::uint64_t>) == 16);
+    const u128 big = (static_cast<u128>(0x89abcdefu) << 64) | 0x0123456789abcdefULL;
+    const auto row = alias::AliasRow<std::uint64_t>::make(big, 4000000000u);
+    CHECK((row.threshold() == big));
+    CHECK(row.alias() == 4000000000u);
 }
 
 TEST_CASE("alias: the direct-block draw equals the Stream draw, rejections included", "[alias]") {
     // alias_draw_at skips the Stream object unless a Stream would reject and draw again; the results
     // must agree for every capacity regime: double; integer W < 2^64 (near 2^63: Lemire rejects about
     // half of the offsets), W = 2^64, W just above 2^64 (the masked candidate is rejected about half the
-    // time) and W far above.
+    // time) and W far above (up to 2^96, the most an exact table holds: W < n 2^64 with n < 2^32).
     std::mt19937_64 gen(99);
     std::vector<alias::AliasRow<double>> rows_d(7);
-    for (std::uint64_t i = 0; i < 7; ++i) rows_d[i] = {0.1 * static_cast<double>(i), (i * 3) % 7};
+    for (std::uint64_t i = 0; i < 7; ++i) rows_d[i] = alias::AliasRow<double>::make(0.1 * static_cast<double>(i), (i * 3) % 7);
     std::uint64_t mismatches = 0;
     for (std::uint64_t id = 0; id < 20000; ++id) {
         rsmc::rng::Stream s(3, rsmc::rng::Purpose::resample, 8, id);
@@ -354,12 +528,12 @@ TEST_CASE("alias: the direct-block draw equals the Stream draw, rejections inclu
     }
     CHECK(mismatches == 0);
     const u128 one = 1;
-    const u128 capacities[] = {(one << 63) + 1, one << 64, (one << 64) + 1, (one << 100) + 12345, 17};
+    const u128 capacities[] = {(one << 63) + 1, one << 64, (one << 64) + 1, (one << 95) + 12345, 17};
     for (const u128 cap : capacities) {
         std::vector<alias::AliasRow<std::uint64_t>> rows(5);
         for (std::uint64_t i = 0; i < 5; ++i) {
             const u128 t = ((static_cast<u128>(gen()) << 64) | gen()) % (cap + 1);
-            rows[i] = {t, (i + 1) % 5};
+            rows[i] = alias::AliasRow<std::uint64_t>::make(t, (i + 1) % 5);
         }
         mismatches = 0;
         for (std::uint64_t id = 0; id < 20000; ++id) {
@@ -382,9 +556,11 @@ TEST_CASE("alias: invalid inputs are rejected", "[alias]") {
     const std::vector<std::uint64_t> izeros = {0, 0, 0};
     CHECK_THROWS_AS(alias::build_vose(negative.data(), 2), rsmc::Error);
     CHECK_THROWS_AS(alias::build_vose(nan.data(), 2), rsmc::Error);
-    CHECK_THROWS_AS(alias::build_psa(to_view(inf)), rsmc::Error);
-    CHECK_THROWS_AS(alias::build_psa_plus(to_view(zeros)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_vose(inf.data(), 2), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_vose(zeros.data(), 2), rsmc::Error);
     CHECK_THROWS_AS(alias::build_psa(to_view(izeros)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_psa_plus(to_view(izeros)), rsmc::Error);
+    CHECK_THROWS_AS(alias::build_psa(HostView<std::uint64_t>("empty", 0)), rsmc::Error);
     CHECK_THROWS_AS(alias::build_vose(zeros.data(), 0), rsmc::Error);
     const auto table = alias::build_vose(negative.data() + 0, 1);
     HostView<std::uint64_t> wrong("wrong", 2);
@@ -448,12 +624,17 @@ TEST_CASE("alias: baseline sampling passes chi-square (double and integer tables
     const auto wi = chi_weights_integer();
     HostView<std::uint64_t> counts("counts", kChiItems);
 
-    alias::sample_counts(alias::build_psa(to_view(wd)), kChiDraws, 11, 1, counts);
-    check_counts_fit(wd, counts, kChiDraws, "baseline counts, PSA, double");
+    alias::sample_counts(alias::build_vose(wd.data(), kChiItems), kChiDraws, 11, 1, counts);
+    check_counts_fit(wd, counts, kChiDraws, "baseline counts, Vose, double");
 
-    const auto ti = alias::build_vose(wi.data(), kChiItems);
+    alias::sample_counts(alias::build_psa(to_view(wi)), kChiDraws, 13, 1, counts);
+    check_counts_fit(wi, counts, kChiDraws, "baseline counts, PSA, integer");
+
+    alias::PsaOptions plus;
+    plus.greedy_items = 128 * 8;  // 1000 items: one greedy section
+    const auto ti = alias::build_psa_plus(to_view(wi), plus);
     alias::sample_counts(ti, kChiDraws, 12, 1, counts);
-    check_counts_fit(wi, counts, kChiDraws, "baseline counts, Vose, integer");
+    check_counts_fit(wi, counts, kChiDraws, "baseline counts, PSA+, integer");
 
     // The per-draw output is the same batch: its histogram equals the counts.
     HostView<std::uint64_t> draws("draws", kChiDraws);
@@ -472,6 +653,36 @@ TEST_CASE("alias: baseline sampling passes chi-square (double and integer tables
     CHECK(twin_same);
 }
 
+TEST_CASE("alias: the engine's draws are the streams' draws on every host instance", "[alias]") {
+    // sample_draws(exec, ...): draw d is alias_draw with Stream(seed, resample, step, first_draw_id + d),
+    // whatever the thread count; the host twin agrees.
+    const auto wi = chi_weights_integer();
+    alias::AliasStorage<Kokkos::HostSpace> storage;
+    const auto table = alias::build_alias(Kokkos::DefaultHostExecutionSpace(), to_view(wi), storage);
+    constexpr std::uint64_t kDraws = 20011, kFirst = 123456789, kSeed = 41;
+    constexpr std::uint32_t kStep = 6;
+    std::vector<std::uint64_t> expected(kDraws);
+    for (std::uint64_t d = 0; d < kDraws; ++d) {
+        rsmc::rng::Stream s(kSeed, rsmc::rng::Purpose::resample, kStep, kFirst + d);
+        expected[d] = alias::alias_draw<std::uint64_t>(table.rows.data(), 0, kChiItems, table.capacity, s);
+    }
+    std::vector<std::uint64_t> twin(kDraws);
+    host::alias_sample_baseline_draws<std::uint64_t>(table.rows.data(), kChiItems, table.capacity, kDraws, kSeed, kStep,
+                                                     kFirst, twin.data());
+    CHECK(twin == expected);
+    alias::AliasSampleOptions o;
+    o.first_draw_id = kFirst;
+    for_each_host_instance([&](const auto& exec, int threads) {
+        HostView<std::uint64_t> draws("draws", kDraws);
+        alias::sample_draws(exec, table, kSeed, kStep, draws, o);
+        exec.fence();
+        std::uint64_t differ = 0;
+        for (std::uint64_t d = 0; d < kDraws; ++d) differ += draws(d) == expected[d] ? 0 : 1;
+        INFO(threads << " thread(s)");
+        CHECK(differ == 0);
+    });
+}
+
 TEST_CASE("alias: sectioned sampling passes chi-square (double and integer tables)", "[alias]") {
     const auto wd = chi_weights_double();
     const auto wi = chi_weights_integer();
@@ -479,9 +690,9 @@ TEST_CASE("alias: sectioned sampling passes chi-square (double and integer table
     alias::AliasSampleOptions o;
     o.section_rows = 128;  // 8 sections, the last one 104 rows
 
-    const auto td = alias::build_psa_plus(to_view(wd));
+    const auto td = alias::build_vose(wd.data(), kChiItems);
     alias::sample_counts_sectioned(td, kChiDraws, 21, 3, counts, o);
-    check_counts_fit(wd, counts, kChiDraws, "sectioned counts, PSA+, double");
+    check_counts_fit(wd, counts, kChiDraws, "sectioned counts, Vose, double");
 
     const auto ti = alias::build_psa(to_view(wi));
     alias::sample_counts_sectioned(ti, kChiDraws, 22, 3, counts, o);
@@ -531,7 +742,7 @@ TEST_CASE("alias: sectioned counts sum to the total and are a pure function of (
     // The Kokkos batch uses the same counts: the per-draw output of section s lies in its own rows'
     // items or their aliases, and the batch is the same when repeated.
     const auto w = double_weights(Shape::all_equal, 1000, 1);  // every row full: each draw stays in its section
-    const auto table = alias::build_psa(to_view(w));
+    const auto table = alias::build_vose(w.data(), w.size());
     alias::AliasSampleOptions o;
     o.section_rows = 10;
     HostView<std::uint64_t> counts("counts", 1000), again("again", 1000);
@@ -588,8 +799,8 @@ TEST_CASE("alias: sectioned counts pass chi-square, across sections and within e
         std::map<std::uint64_t, double> prob, seen;
         for (std::uint64_t r = s * 125; r < s * 125 + 125; ++r) {
             const auto& row = table.rows(r);
-            prob[r] += row.threshold / (125.0 * table.capacity);
-            prob[row.alias] += (table.capacity - row.threshold) / (125.0 * table.capacity);
+            prob[r] += row.threshold() / (125.0 * table.capacity);
+            prob[row.alias()] += (table.capacity - row.threshold()) / (125.0 * table.capacity);
         }
         std::uint64_t outside = 0;
         for (std::uint64_t k = 0; k < sections[s]; ++k) {

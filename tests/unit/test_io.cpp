@@ -615,15 +615,17 @@ TEST_CASE("atomic writes: refuse, overwrite, fail cleanly", "[io][atomic]") {
   SECTION("refusing to overwrite leaves the old file byte-identical") {
     FilterResult other = r;
     other.log_likelihood = 1.0;
+    // In the library's terms (the command line writes the flags, drivers/field_flags.hpp).
     REQUIRE_THROWS_WITH(write_result_file(path, other, {}, false),
-                        Contains(path) && Contains("already exists") && Contains("--overwrite"));
+                        Contains("output: " + path + " already exists; pass overwrite = true to replace it"));
+    REQUIRE_THROWS_AS(write_result_file(path, other, {}, false), rsmc::FieldError);
     CHECK(read_bytes(path) == original);
     Observations obs;
     obs.dim = 1;
     obs.steps = 1;
     obs.values = {1.0};
-    REQUIRE_THROWS_WITH(write_observations_hdf5(path, obs, false), Contains("--overwrite"));
-    REQUIRE_THROWS_WITH(write_observations_csv(path, obs, {"y"}, false), Contains("--overwrite"));
+    REQUIRE_THROWS_WITH(write_observations_hdf5(path, obs, false), Contains("overwrite = true"));
+    REQUIRE_THROWS_WITH(write_observations_csv(path, obs, {"y"}, false), Contains("overwrite = true"));
     CHECK(read_bytes(path) == original);
     CHECK(dir.entries() == std::vector<std::string>{"result.h5"});
   }

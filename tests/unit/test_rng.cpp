@@ -197,6 +197,7 @@ TEST_CASE("purpose_name", "[rng]") {
     CHECK(std::string(rsmc::rng::purpose_name(Purpose::observe)) == "observe");
     CHECK(std::string(rsmc::rng::purpose_name(Purpose::resample)) == "resample");
     CHECK(std::string(rsmc::rng::purpose_name(Purpose::model)) == "model");
+    CHECK(std::string(rsmc::rng::purpose_name(Purpose::inference)) == "inference");
     CHECK(std::string(rsmc::rng::purpose_name(static_cast<Purpose>(99))) == "unknown");
 }
 
