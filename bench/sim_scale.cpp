@@ -13,6 +13,8 @@
 
 #include "base/core/error.hpp"
 #include "base/exact/uint128.hpp"
+#include "framework/particles/load_band.hpp"
+#include "framework/resample/layout_choice.hpp"
 #include "framework/resample/rebalance_plan.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
@@ -207,6 +209,8 @@ void SimScaleOptions::validate() const {
   }
   if (!(weight_cv >= 0.0) || !std::isfinite(weight_cv))
     throw Error("--weight-cv: " + std::to_string(weight_cv) + " is not a coefficient of variation; expected a finite value >= 0");
+  if (tolerances.empty()) throw Error("--balance-tolerance: no tolerance given; expected at least one");
+  for (double tau : tolerances) BalanceOptions{tau, {}}.validate(1);  // throws naming --balance-tolerance
   if (state_bytes < 1) throw Error("--state-bytes: 0; expected at least 1 byte per particle state");
   if (!rng::seed_is_valid(seed)) throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
   if (scheme != "systematic" && scheme != "stratified" && scheme != "multinomial")
@@ -269,6 +273,44 @@ std::vector<std::uint64_t> simulate_offspring(const std::string& scheme, const s
   return c;
 }
 
+namespace {
+
+// The traffic of the scalable rebalancing to layout `to` from the renumbered offspring counts:
+// RebalancePlan rank by rank. Work is left to the caller. destinations: each rank's message targets.
+SimScaleMetrics rebalance_metrics(const Layout& to, const std::vector<std::uint64_t>& offspring, double state_bytes,
+                                  std::vector<std::vector<int>>* destinations) {
+  const std::size_t p = offspring.size();
+  SimScaleMetrics m;
+  m.impl = "scalable";
+  std::vector<std::uint32_t> sources(p, 0), sends(p, 0);
+  std::uint64_t first_id = 0, moved = 0, messages = 0;
+  for (std::size_t k = 0; k < p; ++k) {
+    const RebalancePlan plan(to, static_cast<int>(k), first_id, offspring[k]);
+    first_id += offspring[k];
+    moved += plan.particles_sent();
+    messages += plan.sends.size();
+    sends[k] = static_cast<std::uint32_t>(plan.sends.size());
+    for (const auto& s : plan.sends) {
+      ++sources[static_cast<std::size_t>(s.rank)];
+      if (destinations) (*destinations)[k].push_back(s.rank);
+    }
+  }
+  for (std::size_t k = 0; k < p; ++k) {
+    m.messages_sent_max = std::max(m.messages_sent_max, static_cast<double>(sends[k]));
+    m.partners_max = std::max(m.partners_max, static_cast<double>(sends[k] + sources[k]));
+  }
+  m.messages = static_cast<double>(messages);
+  m.particles_moved = static_cast<double>(moved);
+  m.bytes_moved = static_cast<double>(moved) * state_bytes + 8.0 * static_cast<double>(messages);  // 8-byte id header
+  // Exclusive scan and grand total of the 128-bit rank totals: 2 x 16 bytes per rank.
+  const double pd = static_cast<double>(p);
+  m.collective_bytes_max = p > 1 ? 32.0 : 0.0;
+  m.collective_bytes_total = p > 1 ? 32.0 * pd : 0.0;
+  return m;
+}
+
+}  // namespace
+
 SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks, std::uint64_t particles,
                              bool keep_destinations) {
   const auto start = std::chrono::steady_clock::now();
@@ -284,48 +326,42 @@ SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks
   pt.weight_total = simulate_weight_totals(dist, options.weight_cv, options.seed);
   pt.offspring = simulate_offspring(options.scheme, pt.weight_total, particles, options.seed);
 
-  // scalable and algorithm1: renumbered ranges, rebalanced by RebalancePlan, rank by rank.
-  SimScaleMetrics scalable;
-  scalable.impl = "scalable";
-  const double log_n = static_cast<double>(ceil_log2(particles));
-  std::vector<std::uint32_t> sources(p, 0), sends(p, 0);
-  if (keep_destinations) pt.destinations.assign(p, {});
-  std::uint64_t first_id = 0, moved = 0, messages = 0;
+  // Deviation of the offspring counts from the blocks: the any-layout bound of the block layout.
   for (std::size_t k = 0; k < p; ++k) {
-    const int rank = static_cast<int>(k);
-    const std::uint64_t c = pt.offspring[k], block = dist.count(rank);
-    const RebalancePlan plan(dist, rank, first_id, c);
-    first_id += c;
-    moved += plan.particles_sent();
-    messages += plan.sends.size();
-    sends[k] = static_cast<std::uint32_t>(plan.sends.size());
-    for (const auto& s : plan.sends) {
-      ++sources[static_cast<std::size_t>(s.rank)];
-      if (keep_destinations) pt.destinations[k].push_back(s.rank);
-    }
+    const std::uint64_t c = pt.offspring[k], block = dist.count(static_cast<int>(k));
     pt.lower_bound += c > block ? c - block : 0;
     pt.max_deviation = std::max(pt.max_deviation, c > block ? c - block : block - c);
-    const double work = static_cast<double>(c) + log_n;
-    scalable.work_max = std::max(scalable.work_max, work);
-    scalable.work_mean += work / pd;
   }
-  if (first_id != particles)
-    throw Error("sim-scale: internal error: offspring sum to " + std::to_string(first_id) + ", not N = " +
-                std::to_string(particles));
-  for (std::size_t k = 0; k < p; ++k) {
-    scalable.messages_sent_max = std::max(scalable.messages_sent_max, static_cast<double>(sends[k]));
-    scalable.partners_max = std::max(scalable.partners_max, static_cast<double>(sends[k] + sources[k]));
-  }
-  scalable.messages = static_cast<double>(messages);
-  scalable.particles_moved = static_cast<double>(moved);
-  scalable.bytes_moved = static_cast<double>(moved) * bytes + 8.0 * static_cast<double>(messages);  // 8-byte id header
-  // Exclusive scan and grand total of the 128-bit rank totals: 2 x 16 bytes per rank.
-  scalable.collective_bytes_max = p > 1 ? 32.0 : 0.0;
-  scalable.collective_bytes_total = p > 1 ? 32.0 * pd : 0.0;
 
-  SimScaleMetrics algorithm1 = scalable;
-  algorithm1.impl = "algorithm1";
-  algorithm1.work_max = algorithm1.work_mean = n;  // every rank loops over all N uniforms
+  // scalable and algorithm1, for every tolerance: renumbered ranges, rebalanced by RebalancePlan to
+  // the layout choose_layout picks in the band (the block layout for tau = 0).
+  if (keep_destinations) pt.destinations.assign(p, {});
+  std::vector<SimScaleMetrics> rebalanced;
+  for (std::size_t i = 0; i < options.tolerances.size(); ++i) {
+    const LoadBand band(particles, static_cast<int>(p), BalanceOptions{options.tolerances[i], {}});
+    const Layout to = choose_layout(band, pt.offspring);
+    SimScaleMetrics scalable =
+        rebalance_metrics(to, pt.offspring, bytes, keep_destinations && i == 0 ? &pt.destinations : nullptr);
+    scalable.balance_tolerance = options.tolerances[i];
+    std::uint64_t most = 0;
+    for (int k = 0; k < to.ranks(); ++k) most = std::max(most, to.count(k));
+    scalable.load_max_over_mean = static_cast<double>(most) * pd / n;
+    if (!band.fixed() && p > 1) {  // choose_layout needs every rank's offspring count: an allgather
+      scalable.collective_bytes_max += 8.0 * (pd - 1);
+      scalable.collective_bytes_total += 8.0 * (pd - 1) * pd;
+    }
+    const double log_n = static_cast<double>(ceil_log2(particles));
+    for (std::size_t k = 0; k < p; ++k) {
+      const double work = static_cast<double>(pt.offspring[k]) + log_n;
+      scalable.work_max = std::max(scalable.work_max, work);
+      scalable.work_mean += work / pd;
+    }
+    SimScaleMetrics algorithm1 = scalable;
+    algorithm1.impl = "algorithm1";
+    algorithm1.work_max = algorithm1.work_mean = n;  // every rank loops over all N uniforms
+    rebalanced.push_back(scalable);
+    rebalanced.push_back(algorithm1);
+  }
 
   // Baselines: expectations of the any-to-any exchange given the W_k.
   const AnyToAny a2a = any_to_any(dist, fixed_weight_totals(pt.weight_total));
@@ -362,7 +398,9 @@ SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks
     gather_root.collective_bytes_total = 16.0 * (n - n0) + pd * others;  // gather + scatter + counts
   }
 
-  pt.impls = {scalable, algorithm1, allgather, gather_root};
+  pt.impls = rebalanced;
+  pt.impls.push_back(allgather);
+  pt.impls.push_back(gather_root);
   pt.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return pt;
 }
@@ -378,6 +416,8 @@ std::string to_json(const SimScaleOptions& options, const SimScalePoint& point, 
       << ",\"partners_max\":" << number(m.partners_max) << ",\"particles_moved\":" << number(m.particles_moved)
       << ",\"bytes_moved\":" << number(m.bytes_moved) << ",\"collective_bytes_max\":" << number(m.collective_bytes_max)
       << ",\"collective_bytes_total\":" << number(m.collective_bytes_total)
+      << ",\"balance_tolerance\":" << number(m.balance_tolerance)
+      << ",\"load_max_over_mean\":" << number(m.load_max_over_mean)
       << ",\"lower_bound\":" << point.lower_bound << ",\"max_deviation\":" << point.max_deviation
       << ",\"sim_seconds\":" << number(point.seconds) << "}";
   return out.str();
@@ -400,6 +440,10 @@ void SimScaleCommand::add_to(CLI::App& app) {
   app.add_option("--state-bytes", options.state_bytes, "Bytes of one particle's state (what rebalancing moves)")
       ->capture_default_str();
   app.add_option("--seed", options.seed, "Seed of the simulated weight totals and offspring counts, < 2^56")
+      ->capture_default_str();
+  app.add_option("--balance-tolerance", options.tolerances,
+                 "Load tolerances tau of the rebalancing layout (list; scalable and algorithm1 get one line each)")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--scheme", options.scheme, "Offspring counts: systematic, stratified or multinomial")
       ->capture_default_str();

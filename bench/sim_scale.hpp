@@ -18,7 +18,9 @@
 //   - scalable (rsmc's roulette) and algorithm1 (the paper's Algorithm 1): rank k holds the
 //     renumbered offspring ids [q_k, q_k + c_k), q_k = c_0 + ... + c_{k-1}; the messages, partners
 //     and particles moved are those of framework/resample/rebalance_plan.hpp's RebalancePlan, rank by
-//     rank (realised values for this draw). Work = sample points a rank touches: c_k + ceil(log2 N)
+//     rank (realised values for this draw), to the layout choose_layout picks within each
+//     --balance-tolerance tau (framework/resample/layout_choice.hpp; tau = 0: the blocks); tau > 0
+//     adds an allgather of the p offspring counts to the collectives. Work = sample points a rank touches: c_k + ceil(log2 N)
 //     (scalable) or N (algorithm1).
 //   - allgather and gather-root (the naive baselines, as in the paper's sec. 2.1): analytic
 //     expectations given the W_k. Offspring stay fixed to the block distribution and each draws its
@@ -44,6 +46,7 @@ struct SimScaleOptions {
   std::uint64_t state_bytes = 8;   // bytes of one particle's state
   std::uint64_t seed = 1;
   std::string scheme = "systematic";  // systematic, stratified or multinomial
+  std::vector<double> tolerances{0.0};  // --balance-tolerance: one scalable/algorithm1 line per tau
 
   // Throws rsmc::Error naming the option and what was expected.
   void validate() const;
@@ -62,6 +65,8 @@ struct SimScaleMetrics {
   double bytes_moved = 0;             // bytes of the particle exchange (states + ids / headers)
   double collective_bytes_max = 0;    // most bytes one rank receives in the weight / ancestor collectives
   double collective_bytes_total = 0;  // the same, summed over ranks
+  double balance_tolerance = 0;       // tau of the layout rebalancing moved to (baselines: 0, the blocks)
+  double load_max_over_mean = 1;      // the most particles one rank holds afterwards, over N / p
 };
 
 // One simulated (p, N): the draw, and the four implementations' metrics.
@@ -71,9 +76,10 @@ struct SimScalePoint {
   std::vector<std::uint64_t> offspring;  // c_k
   std::uint64_t lower_bound = 0;         // sum_k max(0, c_k - n_k)
   std::uint64_t max_deviation = 0;       // max_k |c_k - n_k|
-  std::vector<SimScaleMetrics> impls;    // scalable, algorithm1, allgather, gather-root
+  std::vector<SimScaleMetrics> impls;    // scalable, algorithm1 (per tolerance), allgather, gather-root
   double seconds = 0;                    // wall time of this simulation
   // Destinations of each rank's rebalancing messages (scalable), only when asked for (small p).
+  // For the first tolerance.
   std::vector<std::vector<int>> destinations;
 };
 
@@ -99,7 +105,7 @@ struct SimScaleCommand {
   SimScaleOptions options;
 
   // Options: --ranks, --particles (lists: space- or comma-separated), --weight-cv, --state-bytes,
-  // --seed, --scheme.
+  // --seed, --scheme, --balance-tolerance (list).
   void add_to(CLI::App& app);
   // Prints one JSON line per (p, N, implementation) on stdout; returns the exit code (0).
   // Throws rsmc::Error on bad options before printing anything. Needs no MPI (call it on rank 0).

@@ -22,6 +22,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"resampler", "--resampler", false},
     {"local_sampler", "--local-sampler", false},
     {"invalid_likelihood", "--invalid-likelihood", false},
+    {"balance_tolerance", "--balance-tolerance", false},
+    {"rank_capacity", "--rank-capacity", false},
     {"data", "--data", false},
     {"output", "--output", false},
     {"overwrite", "--overwrite", true},

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <optional>
 #include <sstream>
@@ -54,6 +56,14 @@ void FilterCommand::add_to(CLI::App& app) {
                  "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
                  "written to --output as invalid_likelihoods)")
       ->capture_default_str();
+  auto* o_tolerance = app.add_option("--balance-tolerance", balance_tolerance,
+                 "Load tolerance tau >= 0 of the roulette resampler: after a resampling each rank holds between "
+                 "(1 - tau) and (1 + tau) times its target, in the contiguous layout that moves the fewest "
+                 "particles (0: the fixed block layout). Moves particles only; results are identical for any tau")
+      ->capture_default_str();
+  auto* o_capacity = app.add_option("--rank-capacity", rank_capacity,
+                 "Relative speed of each rank, for ranks of unequal capacity: p positive weights separated by "
+                 "commas, or a file holding them; rank k's target is N capacity_k / sum. Default: equal");
   auto* o_data = app.add_option("--data", data,
                  "Observations: a CSV file (header row, one column per component, empty field = missing) "
                  "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
@@ -100,6 +110,8 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.text("resampler", resampler, o_resampler, {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
   config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
   config_keys.text("invalid_likelihood", invalid_likelihood, o_invalid, {"error", "zero-weight"});
+  config_keys.number("balance_tolerance", balance_tolerance, 0.0, 1000.0, false, o_tolerance);
+  config_keys.text("rank_capacity", rank_capacity, o_capacity);
   config_keys.text("data", data, o_data);
   config_keys.text("output", output, o_output);
   config_keys.boolean("overwrite", overwrite, o_overwrite);
@@ -176,7 +188,9 @@ std::string FilterCommand::configuration_text(std::optional<int> ranks, int reso
       << "resampling = " << quoted(resampling) << "\n"
       << "resampler = " << quoted(resampler) << "\n"
       << "local_sampler = " << quoted(local_sampler) << "\n"
-      << "invalid_likelihood = " << quoted(invalid_likelihood) << "\n";
+      << "invalid_likelihood = " << quoted(invalid_likelihood) << "\n"
+      << "balance_tolerance = " << std::setprecision(17) << balance_tolerance << "\n"
+      << "rank_capacity = " << quoted(rank_capacity) << "\n";
   if (ranks) out << "ranks = " << *ranks << "\n";
   return out.str();
 }
@@ -236,6 +250,33 @@ std::string FilterCommand::identity_text(const std::string& parameters, int stat
   // still match a run with the default.
   if (invalid_likelihood != "error") out << "invalid_likelihood = \"" << invalid_likelihood << "\"\n";
   return out.str();
+}
+
+std::vector<double> FilterCommand::parse_rank_capacity(const std::string& value) {
+  if (value.empty()) return {};
+  const bool is_list = value.find_first_not_of("0123456789.eE+-, ") == std::string::npos;
+  std::string text = value;
+  if (!is_list) {
+    std::ifstream in(value);
+    if (!in) throw Error("--rank-capacity: '" + value + "' is neither a list of numbers nor a readable file");
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  for (char& c : text)
+    if (c == ',' || c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::istringstream words(text);
+  std::vector<double> out;
+  std::string word;
+  while (words >> word) {
+    char* end = nullptr;
+    const double x = std::strtod(word.c_str(), &end);
+    if (end == word.c_str() || *end != '\0')
+      throw Error("--rank-capacity: '" + word + "'" + (is_list ? "" : " in " + value) + " is not a number");
+    out.push_back(x);
+  }
+  if (out.empty()) throw Error("--rank-capacity: no capacities in '" + value + "'");
+  return out;
 }
 
 // A hash of the observations of steps 1..steps (the data a checkpoint has consumed).

@@ -17,6 +17,7 @@
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/model/observations.hpp"
 #include "drivers/trace_options.hpp"
+#include "framework/particles/load_band.hpp"
 
 namespace rsmc::drivers {
 
@@ -30,6 +31,8 @@ struct FilterCommand {
   std::string resampler = "roulette";
   std::string local_sampler = "search";  // the roulette resampler's local kernel
   std::string invalid_likelihood = "error";  // NaN / +inf log-likelihoods: error or zero-weight
+  double balance_tolerance = kDefaultBalanceTolerance;  // tau of the load band (framework/particles/load_band.hpp)
+  std::string rank_capacity;  // p weights (comma separated) or a file of them; empty: equal
   std::string data;    // CSV or HDF5 observations; empty: simulate from the model
   std::string output;  // HDF5 result file; empty: print the summary only
   bool overwrite = false;
@@ -44,6 +47,10 @@ struct FilterCommand {
   CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
 
   static constexpr int kDefaultSimulatedSteps = 50;
+
+  // --rank-capacity as numbers: a comma-separated list, or else the name of a file holding them
+  // (separated by commas, spaces or newlines). Throws rsmc::Error naming the option.
+  static std::vector<double> parse_rank_capacity(const std::string& value);
 
   void add_to(CLI::App& app);
   std::string config_file;  // --config: a TOML run configuration

@@ -72,7 +72,9 @@ class FilterRun {
     options_.resampler = parse_resampler(c.resampler);
     options_.local_sampler = parse_local_sampler(c.local_sampler);
     options_.invalid_likelihood = parse_invalid_likelihood(c.invalid_likelihood);
+    options_.balance = {c.balance_tolerance, FilterCommand::parse_rank_capacity(c.rank_capacity)};
     options_.validate(ranks_);
+    LoadBand(options_.particles, ranks_, options_.balance);  // throws naming the option
     if (c.steps != 0 || (c.steps_option != nullptr && c.steps_option->count() > 0)) check_step_count(c.steps);
     load_observations();
     if (!c.output.empty()) refuse_existing_file("output", c.output, c.overwrite);

@@ -34,6 +34,8 @@
 #include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/particles/block_distribution.hpp"
+#include "framework/particles/layout.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"
 #include "framework/resample/gather_root_resampler.hpp"
@@ -50,10 +52,13 @@ class BootstrapFilter {
   using memory_space = typename ExecutionSpace::memory_space;
 
   BootstrapFilter(MPI_Comm comm, Model model, const FilterOptions& options)
-      : comm_(comm), model_(std::move(model)), options_(validated(options, comm)),
-        dist_(options.particles, comm_size(comm)) {
+      : comm_(comm),
+        model_(std::move(model)),
+        options_(validated(options, comm)),
+        band_(options.particles, comm_size(comm), options.balance),
+        layout_(band_.target_layout()) {
     MPI_Comm_rank(comm_, &rank_);
-    store_ = ParticleStore<memory_space>(dist_.count(rank_), model_.state_dim(), dist_.first(rank_));
+    store_ = ParticleStore<memory_space>(layout_.count(rank_), model_.state_dim(), layout_.first(rank_));
     observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
     mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
     weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
@@ -61,14 +66,16 @@ class BootstrapFilter {
     resample_workspace_.exp_weight = weight_;
   }
 
-  const BlockDistribution& distribution() const { return dist_; }
+  // Which global ids each rank holds now: the band's targets (the block distribution by default)
+  // until a roulette resampling with a tolerance moves it.
+  const Layout& layout() const { return layout_; }
   const ParticleStore<memory_space>& particles() const { return store_; }
 
   // Draws x_0 ~ initial for every particle; all weights equal.
   void initialise() {
     step_kernels::initialise_states<ExecutionSpace>(model_, store_.state, store_.first_id, options_.seed);
     Kokkos::deep_copy(store_.log_weight, 0.0);
-    log_total_weight_ = std::log(static_cast<double>(dist_.size()));
+    log_total_weight_ = std::log(static_cast<double>(band_.size()));
   }
 
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
@@ -107,10 +114,10 @@ class BootstrapFilter {
       ScopedPhase timed(&times_, Phase::io);
       report_cloud(*observer_, t, store_);
     }
-    if (summary.ess < options_.ess_threshold * static_cast<double>(dist_.size())) {
+    if (summary.ess < options_.ess_threshold * static_cast<double>(band_.size())) {
       summary.resample_stats = resample(static_cast<std::uint32_t>(t));
       summary.resampled = true;
-      log_total_weight_ = std::log(static_cast<double>(dist_.size()));
+      log_total_weight_ = std::log(static_cast<double>(band_.size()));
     }
     return summary;
   }
@@ -218,7 +225,12 @@ class BootstrapFilter {
         request.times = &times_;
         request.workspace = &resample_workspace_;
         request.selection_out = observer_ != nullptr ? &selection : nullptr;
-        const ResampleStats stats = resample_roulette(comm_, dist_, store_, request);
+        const ResampleStats stats = resample_roulette(comm_, band_, layout_, store_, request);
+        if (weight_.extent(0) != store_.size()) {  // the layout moved: so does the weight buffer
+          weight_ = Kokkos::View<double*, memory_space>(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"), store_.size());
+          resample_workspace_.exp_weight = weight_;
+        }
         if (observer_ != nullptr) {
           ScopedPhase timed(&times_, Phase::io);
           observer_->resampled(static_cast<int>(step), first_id, selection);
@@ -229,9 +241,10 @@ class BootstrapFilter {
       case Resampler::gather_root: {  // baselines: selection and movement are one phase here
         ScopedPhase timed(&times_, Phase::rebalance);
         const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();
+        const BlockDistribution blocks(band_.size(), band_.ranks());  // FilterOptions::validate keeps them
         return options_.resampler == Resampler::allgather
-                   ? resample_allgather(comm_, dist_, store_, max_log_weight_, u)
-                   : resample_gather_root(comm_, dist_, store_, max_log_weight_, u);
+                   ? resample_allgather(comm_, blocks, store_, max_log_weight_, u)
+                   : resample_gather_root(comm_, blocks, store_, max_log_weight_, u);
       }
     }
     throw Error("unknown resampler");
@@ -325,7 +338,8 @@ class BootstrapFilter {
   MPI_Comm comm_;
   Model model_;
   FilterOptions options_;
-  BlockDistribution dist_;
+  LoadBand band_;    // the counts each rank may hold
+  Layout layout_;    // the ids each rank holds now
   int rank_ = 0;
   ParticleStore<memory_space> store_;
   Kokkos::View<double*, memory_space> observation_;  // y_t on the device

@@ -11,6 +11,7 @@
 #include "base/core/error.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/engine/invalid_likelihood.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/resample/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 
@@ -36,6 +37,9 @@ struct FilterOptions {
   Resampler resampler = Resampler::roulette;
   LocalSampler local_sampler = LocalSampler::search;  // the roulette resampler's local kernel
   InvalidLikelihood invalid_likelihood = InvalidLikelihood::error;  // NaN or +inf log-likelihoods
+  // --balance-tolerance, --rank-capacity: the counts each rank may hold after a roulette resampling
+  // (framework/particles/load_band.hpp). They move particles only: results do not depend on them.
+  BalanceOptions balance;
 
   // Throws FieldError for the first option that is not allowed, on `ranks` ranks.
   void validate(int ranks = 1) const {
@@ -54,6 +58,12 @@ struct FilterOptions {
                                             "} applies to {resampler roulette} only; {resampler " +
                                             resampler_name(resampler) + "} always uses binary search"},
                        "{local_sampler search} or {resampler roulette}");
+    const bool moving_layout = balance.tolerance != 0.0 || !balance.capacities.empty();
+    if (moving_layout && (resampler == Resampler::allgather || resampler == Resampler::gather_root))
+      throw FieldError("balance_tolerance", "",
+                       FieldError::Template{"{balance_tolerance} / {rank_capacity}: {resampler " +
+                                            std::string(resampler_name(resampler)) + "} keeps the block distribution"},
+                       "{resampler roulette}, or neither option");
   }
 };
 

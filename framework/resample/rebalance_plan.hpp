@@ -2,18 +2,20 @@
 // from the particle data it moves (as in Cabana).
 //
 // After selection, rank k holds the offspring with new ids [first_id, first_id + offspring): a
-// contiguous range, and ranges are ordered by rank. The block distribution says rank r must end
-// with ids [first(r), end(r)). So rank k keeps the overlap with its own block and sends each other
-// piece of its held range, a contiguous id range, to the one rank whose block contains it: mostly
-// k-1 and k+1, since every rank holds about N/p offspring. Because held ranges and blocks are both
-// ordered by rank, two ranks never send to each other in both directions.
+// contiguous range, and ranges are ordered by rank. The new layout (framework/particles/layout.hpp;
+// chosen by layout_choice.hpp) says rank r must end with ids [first(r), end(r)). So rank k keeps the
+// overlap with its own new range and sends each other piece of its held range, a contiguous id
+// range, to the one rank whose new range contains it: only ranks whose new range overlaps the held
+// range, mostly k-1 and k+1. Because held ranges and new ranges are both ordered by rank, two ranks
+// never send to each other in both directions (a send from a to b > a and one from b to a would
+// need ids of H_a above ids of H_b).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "framework/particles/block_distribution.hpp"
+#include "framework/particles/layout.hpp"
 
 namespace rsmc {
 
@@ -28,20 +30,20 @@ struct RebalancePlan {
     IdRange ids;    // new global ids it receives from us
   };
   IdRange held;              // offspring ids this rank holds after selection
-  IdRange kept;              // the part of `held` inside this rank's own block
+  IdRange kept;              // the part of `held` inside this rank's own new range
   std::vector<Send> sends;   // the rest, by destination (ascending rank, ascending ids)
-  std::uint64_t to_receive;  // particles of our block held by other ranks
+  std::uint64_t to_receive;  // particles of our new range held by other ranks
 
-  RebalancePlan(const BlockDistribution& dist, int rank, std::uint64_t first_id, std::uint64_t offspring)
+  RebalancePlan(const Layout& to, int rank, std::uint64_t first_id, std::uint64_t offspring)
       : held{first_id, first_id + offspring} {
-    const IdRange block{dist.first(rank), dist.end(rank)};
+    const IdRange block{to.first(rank), to.end(rank)};
     kept = {std::max(held.first, block.first), std::min(held.end, block.end)};
     if (kept.first >= kept.end) kept = {block.first, block.first};
     to_receive = block.size() - kept.size();
     if (held.size() == 0) return;
-    for (int r = dist.owner(held.first); r <= dist.owner(held.end - 1); ++r) {
+    for (int r = to.owner(held.first); r <= to.owner(held.end - 1); ++r) {
       if (r == rank) continue;
-      const IdRange piece{std::max(held.first, dist.first(r)), std::min(held.end, dist.end(r))};
+      const IdRange piece{std::max(held.first, to.first(r)), std::min(held.end, to.end(r))};
       if (piece.size() > 0) sends.push_back({r, piece});
     }
   }

@@ -11,9 +11,11 @@ struct ResampleStats {
   std::uint64_t bytes_moved = 0;      // particle-state bytes sent between ranks
   std::uint64_t messages = 0;         // point-to-point messages carrying particles
   std::uint64_t max_partners = 0;     // most distinct ranks one rank exchanged particles with
-  // Lower bound for ANY rebalancing: sum over ranks of the offspring a rank holds beyond its share
-  // (max(0, c_k - n_k)). Renumbered, order-preserving rebalancing to the block distribution can
-  // exceed it when imbalances accumulate over several ranks (a shift passes through the chain).
+  // Lower bound for ANY rebalancing to the new layout's counts: sum over ranks of the offspring a
+  // rank holds beyond its new count (max(0, c_k - n_k); n_k the block count when tau = 0).
+  // Renumbered, order-preserving rebalancing to the block distribution can exceed it when
+  // imbalances accumulate over several ranks (a shift passes through the chain); a layout with
+  // tau > 0 has other counts, so its moves may fall below the block layout's bound.
   std::uint64_t minimum_moves = 0;
 };
 

@@ -6,8 +6,11 @@
 //      particle and the new id q of the first offspring; p-invariant by construction
 //   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication
 //   5. neighbour rebalancing (rebalance_plan.hpp): contiguous id ranges held outside the rank's
-//      block go point-to-point to their owners, in bulk buffers in the particles' memory space
-// Work per rank O(N/p + log N) plus what arrives; no collective is larger than a few integers.
+//      range in the new layout go point-to-point to their owners, in bulk buffers in the particles'
+//      memory space. The new layout is the band's targets (tau = 0: the block distribution) or the
+//      one within the band that moves the fewest particles (layout_choice.hpp)
+// Work per rank O(N/p + log N) plus what arrives; no collective is larger than a few integers, and
+// p integers (the offspring counts) when tau > 0.
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,7 +27,10 @@
 #include "base/exact/fixed_weight.hpp"
 #include "framework/parallel/u128_mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
+#include "framework/particles/layout.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
+#include "framework/resample/layout_choice.hpp"
 #include "framework/resample/rebalance_plan.hpp"
 #include "framework/resample/resample_stats.hpp"
 #include "framework/resample/resample_workspace.hpp"
@@ -91,19 +98,24 @@ inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm 
   return wheel_share(local, comm);
 }
 
-// Moves offspring to the block distribution: after it, local particle i of `store` is the
-// offspring with new id first(rank) + i. `counts` are the offspring of each local particle and
-// `first_id` the id of the first one (a Selection).
-// The buffers come from `workspace` (kept between calls).
+// Moves offspring to the layout `to`: after it, `store` holds to.count(rank) particles (its arrays
+// reallocated when the count changes), local particle i being the offspring with new id
+// to.first(rank) + i. `counts` are the offspring of each local particle and `first_id` the id of
+// the first one (a Selection). The buffers come from `workspace` (kept between calls).
 template <class MemorySpace>
-ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpace>& store,
                         const Selection& selection, ResampleWorkspace<MemorySpace>& workspace) {
   using Exec = typename MemorySpace::execution_space;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int d = store.state_dim();
-  const RebalancePlan plan(dist, rank, selection.first_id, selection.offspring);
-  const std::uint64_t block_first = dist.first(rank);
+  const RebalancePlan plan(to, rank, selection.first_id, selection.offspring);
+  const std::uint64_t block_first = to.first(rank), block_count = to.count(rank);
+  using StateArray = typename ParticleStore<MemorySpace>::StateArray;
+  using WeightArray = typename ParticleStore<MemorySpace>::WeightArray;
+  const auto uninitialised = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+  if (store.scratch.extent(0) != block_count)  // the layout moved: the new state gets its new size
+    store.scratch = StateArray(uninitialised("rsmc::state_scratch"), block_count, d);
 
   // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
   // Two spare entries let the common counts 0, 1 and 2 be written with two unconditional stores (a
@@ -133,10 +145,10 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
 
   // Offspring that stay: copy straight into the new state.
   {
-    const std::uint64_t from = plan.kept.first - plan.held.first, to = plan.kept.first - block_first;
+    const std::uint64_t from = plan.kept.first - plan.held.first, into = plan.kept.first - block_first;
     Kokkos::parallel_for(
         "rsmc::rebalance_keep", Kokkos::RangePolicy<Exec>(0, plan.kept.size()), KOKKOS_LAMBDA(const std::size_t k) {
-          for (int c = 0; c < d; ++c) scratch(to + k, c) = state(ancestor(from + k), c);
+          for (int c = 0; c < d; ++c) scratch(into + k, c) = state(ancestor(from + k), c);
         });
   }
 
@@ -178,15 +190,15 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
     std::uint64_t first = 0;
     std::memcpy(&first, message.data(), sizeof(first));
     const std::uint64_t count = (message.size() - 1) / static_cast<std::size_t>(d);
-    if (first < block_first || first + count > dist.end(rank))
-      throw Error("internal error: rebalancing received ids outside this rank's block");
+    if (first < block_first || first + count > to.end(rank))
+      throw Error("internal error: rebalancing received ids outside this rank's new range");
     Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(
         message.data() + 1, count * d);
     auto incoming_here = Kokkos::create_mirror_view_and_copy(MemorySpace(), incoming);
-    const std::uint64_t to = first - block_first;
+    const std::uint64_t into = first - block_first;
     Kokkos::parallel_for(
         "rsmc::rebalance_unpack", Kokkos::RangePolicy<Exec>(0, count), KOKKOS_LAMBDA(const std::size_t k) {
-          for (int c = 0; c < d; ++c) scratch(to + k, c) = incoming_here(k * d + c);
+          for (int c = 0; c < d; ++c) scratch(into + k, c) = incoming_here(k * d + c);
         });
     Kokkos::fence();
     received += count;
@@ -194,11 +206,17 @@ ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleSt
   }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   store.swap_state();
+  store.first_id = block_first;
+  if (store.scratch.extent(0) != block_count) {  // the layout moved: the other arrays follow
+    store.scratch = StateArray(uninitialised("rsmc::state_scratch"), block_count, d);
+    store.log_weight = WeightArray(uninitialised("rsmc::log_weight"), block_count);
+    store.scratch_log_weight = WeightArray(uninitialised("rsmc::log_weight_scratch"), block_count);
+  }
   Kokkos::deep_copy(store.log_weight, 0.0);
 
   ResampleStats stats;
   std::uint64_t local[4] = {plan.particles_sent(), plan.sends.size(),
-                            selection.offspring > dist.count(rank) ? selection.offspring - dist.count(rank) : 0, 0};
+                            selection.offspring > block_count ? selection.offspring - block_count : 0, 0};
   MPI_Allreduce(MPI_IN_PLACE, local, 3, MPI_UINT64_T, MPI_SUM, comm);
   std::uint64_t partners = plan.sends.size() + sources;
   MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
@@ -214,7 +232,17 @@ template <class MemorySpace>
 ResampleStats rebalance(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
                         const Selection& selection) {
   ResampleWorkspace<MemorySpace> workspace;
-  return rebalance(comm, dist, store, selection, workspace);
+  return rebalance(comm, Layout(dist), store, selection, workspace);
+}
+
+// The layout after a selection: the band's targets when it is fixed (tau = 0: no communication),
+// else choose_layout on every rank's offspring count (one allgather of p integers).
+inline Layout next_layout(MPI_Comm comm, const LoadBand& band, const Selection& selection) {
+  if (band.fixed()) return band.target_layout();
+  std::vector<std::uint64_t> held(static_cast<std::size_t>(band.ranks()));
+  std::uint64_t mine = selection.offspring;
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, held.data(), 1, MPI_UINT64_T, comm);
+  return choose_layout(band, held);
 }
 
 // What one resampling with the roulette resampler needs besides the particles, and where its
@@ -236,10 +264,11 @@ struct RouletteRequest {
   Selection* selection_out = nullptr;
 };
 
-// One resampling of `store` with the roulette resampler, as `request` says. Throws FieldError for a
-// scheme the resampler does not implement.
+// One resampling of `store` with the roulette resampler, as `request` says. `band` gives the counts
+// each rank may end with; `layout` (in: the store's, out: the new one) follows the particles. Throws
+// FieldError for a scheme the resampler does not implement.
 template <class MemorySpace>
-ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& layout, ParticleStore<MemorySpace>& store,
                                 const RouletteRequest<MemorySpace>& request) {
   check_scheme_for(request.resampler, request.scheme);
   if (request.resampler != Resampler::roulette && request.resampler != Resampler::roulette_algorithm1)
@@ -254,7 +283,7 @@ ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, Pa
     SelectionInputs in;
     in.wheel = wheel_share(compute_fixed_weights(store.log_weight, request.max_log_weight, ws), comm);
     in.fixed_weights = &ws.fixed_host;
-    in.samples = dist.size();
+    in.samples = band.size();
     in.seed = request.seed;
     in.step = request.step;
     in.sampler = request.sampler;
@@ -262,10 +291,19 @@ ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, Pa
     selection = algorithm1 ? select_algorithm1(in) : select_offspring(request.scheme, in, comm);
   }
   ScopedPhase timed(request.times, Phase::rebalance);
-  const ResampleStats stats = rebalance(comm, dist, store, selection, ws);
+  layout = next_layout(comm, band, selection);
+  const ResampleStats stats = rebalance(comm, layout, store, selection, ws);
   if (request.selection_out != nullptr) *request.selection_out = selection;  // a copy: the counts' buffer stays below
   ws.counts = std::move(selection.counts);                   // its capacity serves the next call
   return stats;
+}
+
+// The same with the fixed block distribution (tau = 0, equal capacities).
+template <class MemorySpace>
+ResampleStats resample_roulette(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
+                                const RouletteRequest<MemorySpace>& request) {
+  Layout layout(dist);
+  return resample_roulette(comm, LoadBand(dist.size(), dist.ranks()), layout, store, request);
 }
 
 }  // namespace rsmc

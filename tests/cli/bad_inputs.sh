@@ -47,12 +47,19 @@ expect_error() {
   fi
 }
 
+printf '2\nx1\n' > "$WORK/capacities.txt"
 expect_error 3 "cannot be spread over 3 ranks" filter --particles 2
 expect_error 1 "particles: 0" filter --particles 0
 expect_error 2 "particles: 0" filter --particles 0
 expect_error 1 "steps: 0" filter --steps 0
 expect_error 2 "steps: -4" filter --steps -4
 expect_error 2 "missing.csv" filter --data "$WORK/missing.csv"
+expect_error 2 "balance-tolerance: -0.1 is out of range" filter --balance-tolerance=-0.1
+expect_error 2 "rank-capacity: 3 capacities given for 2 ranks" filter --rank-capacity 1,2,3
+expect_error 2 "rank-capacity: the capacity of rank 1 is 0" filter --rank-capacity 1,0
+expect_error 1 "rank-capacity: 'x1'" filter --rank-capacity "$WORK/capacities.txt"
+expect_error 1 "rank-capacity: '$WORK/none.txt' is neither" filter --rank-capacity "$WORK/none.txt"
+expect_error 2 "keeps the block distribution" filter --resampler allgather --balance-tolerance 0.1
 expect_error 2 "line 4" filter --data "$WORK/malformed.csv"
 expect_error 1 "line 3" filter --data "$WORK/short_row.csv"
 expect_error 2 "3 components but model linear_gaussian expects 2" filter --data "$WORK/three_columns.csv"

@@ -2,7 +2,8 @@
 # Acceptance (issue 6): checkpoint and restart.
 #  1. 100 steps on 4 ranks == 50 steps on 4 ranks, checkpoint, then the remaining 50 on 3 ranks (and
 #     on 1): every result dataset and the final particles (compared through a checkpoint at step 100)
-#     bitwise identical.
+#     bitwise identical; also from a checkpoint written with --balance-tolerance and
+#     --rank-capacity, continued with another tolerance.
 #  2. SIGTERM (one rank, no mpiexec) and SIGUSR1 (to mpiexec, which forwards it) during a run: exit
 #     code 75, a checkpoint, and the restart finishes bitwise identically.
 #  3. SIGKILL at 20 different moments while checkpoints are being written (one every step): the
@@ -37,6 +38,15 @@ for p in 3 1; do
     fail "final particles differ after a restart on $p ranks"
   rm -f ck/checkpoint-000000100.h5
 done
+# A checkpoint written in a moved layout (tolerance, uneven capacities) continues on another rank
+# count and layout with the same results and final particles (checkpoints are read by global id).
+rsmc_np 4 filter --particles 3000 --steps 50 --seed 3 --quiet -o half_moved.h5 --checkpoint-every 50 \
+  --checkpoint-dir ck_moved --balance-tolerance 0.3 --rank-capacity 1,2,3,4 || fail "first half, moved layout"
+rsmc_np 3 filter $base --quiet -o cont_moved.h5 --restart latest --checkpoint-dir ck_moved --checkpoint-every 100 \
+  --balance-tolerance 0.05 || fail "restart of a moved layout on 3 ranks"
+same "restart of a moved layout" full.h5 cont_moved.h5
+"$H5_DATASETS_EQUAL" --ignore /progress full_ck/checkpoint-000000100.h5 ck_moved/checkpoint-000000100.h5 >/dev/null ||
+  fail "final particles differ after a restart of a moved layout"
 
 # ---- 2. signals
 long="--particles 20000 --steps 2000 --seed 9"

@@ -1,5 +1,7 @@
 // The reproducibility contract, in process: the same filter run on sub-communicators of every size
-// 1..p (ranks < k) gives bitwise identical results and bitwise identical final particles.
+// 1..p (ranks < k) gives bitwise identical results and bitwise identical final particles; so does
+// a run whose layout moves (--balance-tolerance, --rank-capacity), against the block layout on one
+// rank. Those runs must really leave the block layout at least once, or the test proves nothing.
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -22,6 +24,7 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 struct Outcome {
   rsmc::FilterResult result;
   std::vector<double> particles;  // final states, global id order, id-major (gathered on sub-rank 0)
+  bool off_blocks = false;        // the final layout is not the block distribution
 };
 
 // Runs the filter on the first k ranks of `world`; the returned outcome is valid on world rank 0.
@@ -41,7 +44,8 @@ Outcome run_on_first(int k, const LinearGaussian& model, const rsmc::Observation
     std::vector<double> local;
     for (std::size_t i = 0; i < store.size(); ++i)
       for (int c = 0; c < d; ++c) local.push_back(state(i, c));
-    const auto& dist = filter.distribution();
+    const auto& dist = filter.layout();
+    out.off_blocks = dist != rsmc::Layout(rsmc::BlockDistribution(dist.size(), k));
     std::vector<int> counts(k), displs(k);
     for (int r = 0; r < k; ++r) {
       counts[r] = static_cast<int>(dist.count(r)) * d;
@@ -55,7 +59,16 @@ Outcome run_on_first(int k, const LinearGaussian& model, const rsmc::Observation
   return out;
 }
 
-void check_all_sizes(std::uint64_t particles, double ess_threshold, int steps) {
+// Capacities for k ranks: 1, 2, 3, 1, 2, 3, ... (unequal, fixed).
+std::vector<double> uneven_capacities(int k) {
+  std::vector<double> c;
+  for (int r = 0; r < k; ++r) c.push_back(1.0 + r % 3);
+  return c;
+}
+
+// Returns how many of the runs on 2..p ranks ended off the block layout.
+int check_all_sizes(std::uint64_t particles, double ess_threshold, int steps, double tolerance = 0.0,
+                    bool capacities = false) {
   int p = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,10 +80,15 @@ void check_all_sizes(std::uint64_t particles, double ess_threshold, int steps) {
   options.ess_threshold = ess_threshold;
 
   const Outcome reference = run_on_first(1, model, y, options);
+  int off_blocks = 0;
   for (int k = 2; k <= p && static_cast<std::uint64_t>(k) <= particles; ++k) {
-    const Outcome other = run_on_first(k, model, y, options);
+    rsmc::FilterOptions moving = options;
+    moving.balance = {tolerance, capacities ? uneven_capacities(k) : std::vector<double>{}};
+    const Outcome other = run_on_first(k, model, y, moving);
+    off_blocks += other.off_blocks ? 1 : 0;
     if (rank == 0) {
-      INFO("N = " << particles << ", threshold " << ess_threshold << ": 1 rank vs " << k << " ranks");
+      INFO("N = " << particles << ", threshold " << ess_threshold << ", tolerance " << tolerance
+                  << (capacities ? ", uneven capacities" : "") << ": 1 rank vs " << k << " ranks");
       CHECK(same_bytes(other.result.ess, reference.result.ess));
       CHECK(same_bytes(other.result.log_likelihood_increment, reference.result.log_likelihood_increment));
       CHECK(same_bytes(other.result.mean, reference.result.mean));
@@ -80,6 +98,7 @@ void check_all_sizes(std::uint64_t particles, double ess_threshold, int steps) {
       CHECK(same_bytes(other.particles, reference.particles));
     }
   }
+  return off_blocks;
 }
 
 }  // namespace
@@ -89,4 +108,18 @@ TEST_CASE("filter results and particles are bitwise identical on 1..p ranks", "[
   check_all_sizes(1001, 1.0, 20);   // every step, N not divisible by most p
   check_all_sizes(5, 1.0, 10);      // N = p at p = 5
   check_all_sizes(7, 0.9, 10);      // tiny N
+}
+
+TEST_CASE("filter results and particles do not depend on the layout (tolerance, capacities)",
+          "[mpi][reproducibility]") {
+  int p = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int off = 0;
+  for (double tolerance : {0.05, 0.3}) {
+    off += check_all_sizes(1000, 0.5, 30, tolerance);
+    off += check_all_sizes(1001, 1.0, 20, tolerance, true);
+  }
+  off += check_all_sizes(997, 1.0, 12, 0.0, true);  // capacities alone: a fixed, uneven layout
+  if (rank == 0 && p > 1) CHECK(off > 0);
 }

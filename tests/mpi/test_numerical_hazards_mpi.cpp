@@ -35,10 +35,10 @@ std::vector<double> gather(MPI_Comm comm, const Filter& filter, const std::vecto
   MPI_Comm_rank(comm, &rank);
   std::vector<int> counts(k), displs(k);
   for (int r = 0; r < k; ++r) {
-    counts[r] = static_cast<int>(filter.distribution().count(r));
-    displs[r] = static_cast<int>(filter.distribution().first(r));
+    counts[r] = static_cast<int>(filter.layout().count(r));
+    displs[r] = static_cast<int>(filter.layout().first(r));
   }
-  std::vector<double> all(rank == 0 ? filter.distribution().size() : 0);
+  std::vector<double> all(rank == 0 ? filter.layout().size() : 0);
   MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
               MPI_DOUBLE, 0, comm);
   return all;

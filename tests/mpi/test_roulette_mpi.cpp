@@ -150,8 +150,9 @@ TEST_CASE("rebalancing moves exactly the offspring held outside their block, to 
 
   // Expected from the held ranges alone: what lies outside each block must move.
   std::uint64_t expected_moves = 0, offspring = 0;
+  const rsmc::Layout blocks(dist);
   for (int r = 0; r < p; ++r) {
-    const rsmc::RebalancePlan plan(dist, r, all[2 * r], all[2 * r + 1]);
+    const rsmc::RebalancePlan plan(blocks, r, all[2 * r], all[2 * r + 1]);
     offspring += all[2 * r + 1];
     expected_moves += plan.held.size() - plan.kept.size();
     for (const auto& send : plan.sends) {
@@ -159,7 +160,7 @@ TEST_CASE("rebalancing moves exactly the offspring held outside their block, to 
       CHECK(dist.first(send.rank) < plan.held.end);
       CHECK(dist.end(send.rank) > plan.held.first);
       // ...and never both ways between two ranks.
-      const rsmc::RebalancePlan back(dist, send.rank, all[2 * send.rank], all[2 * send.rank + 1]);
+      const rsmc::RebalancePlan back(blocks, send.rank, all[2 * send.rank], all[2 * send.rank + 1]);
       for (const auto& reverse : back.sends) CHECK(reverse.rank != r);
     }
   }

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "bench/sim_scale.hpp"
+#include "framework/particles/load_band.hpp"
+#include "framework/resample/layout_choice.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/resample/selection.hpp"
 
@@ -175,6 +177,44 @@ TEST_CASE("sim-scale: particles moved and messages match an id-by-id recount", "
           }
 }
 
+TEST_CASE("sim-scale: each tolerance rebalances to the layout choice, moving less as the band widens",
+          "[bench][sim-scale]") {
+  // Expected: one scalable and one algorithm1 line per tau, in order; tau = 0 is the block layout
+  // (the default run's numbers); for tau > 0 the moves are those to choose_layout's layout (its
+  // minimality is tested against exhaustive search in test_layout_choice), never more than for a
+  // narrower band (the bands nest), and the load is that layout's largest count over N / p.
+  const std::vector<double> taus{0.0, 0.02, 0.1, 0.3};
+  for (const std::string scheme : {"systematic", "multinomial"})
+    for (std::uint64_t p : {2u, 5u, 16u, 33u})
+      for (std::uint64_t n : {std::uint64_t(997), std::uint64_t(5000)})
+        for (double cv : {0.5, 3.0}) {
+          SimScaleOptions options = options_with(scheme, 7, cv);
+          const SimScalePoint blocks = rsmc::bench::simulate_point(options, p, n);
+          options.tolerances = taus;
+          const SimScalePoint pt = rsmc::bench::simulate_point(options, p, n);
+          REQUIRE(pt.offspring == blocks.offspring);
+          std::vector<const rsmc::bench::SimScaleMetrics*> lines;
+          for (const auto& m : pt.impls)
+            if (m.impl == "scalable") lines.push_back(&m);
+          REQUIRE(lines.size() == taus.size());
+          REQUIRE(pt.impls.size() == 2 * taus.size() + 2);
+          REQUIRE(lines[0]->particles_moved == impl(blocks, "scalable").particles_moved);
+          REQUIRE(lines[0]->messages == impl(blocks, "scalable").messages);
+          for (std::size_t i = 0; i < taus.size(); ++i) {
+            const rsmc::LoadBand band(n, static_cast<int>(p), {taus[i], {}});
+            const rsmc::Layout to = rsmc::choose_layout(band, pt.offspring);
+            std::uint64_t most = 0;
+            for (int k = 0; k < static_cast<int>(p); ++k) most = std::max(most, to.count(k));
+            REQUIRE(lines[i]->balance_tolerance == taus[i]);
+            REQUIRE(lines[i]->particles_moved == static_cast<double>(rsmc::particles_moved(pt.offspring, to)));
+            REQUIRE(lines[i]->load_max_over_mean == static_cast<double>(most) * static_cast<double>(p) / static_cast<double>(n));
+            REQUIRE(lines[i]->load_max_over_mean <= (1.0 + taus[i]) * std::ceil(static_cast<double>(n) / static_cast<double>(p)) *
+                                                        static_cast<double>(p) / static_cast<double>(n));
+            if (i > 0) REQUIRE(lines[i]->particles_moved <= lines[i - 1]->particles_moved);
+          }
+        }
+}
+
 TEST_CASE("sim-scale: work per rank, Algorithm 1 against the scalable selection", "[bench][sim-scale]") {
   SECTION("Algorithm 1 touches all N uniforms on every rank") {
     for (std::uint64_t p : {1u, 4u, 100u}) {
@@ -267,6 +307,18 @@ TEST_CASE("sim-scale: command line and JSON lines", "[bench][sim-scale]") {
   REQUIRE(command.run(out) == 0);
   const std::string text = out.str();
   REQUIRE(std::count(text.begin(), text.end(), '\n') == 2 * 2 * 4);
+  REQUIRE(text.find("\"balance_tolerance\":0,\"load_max_over_mean\":") != std::string::npos);
+
+  CLI::App curves{"test"};
+  rsmc::bench::SimScaleCommand swept;
+  swept.add_to(curves);
+  curves.parse("--ranks 4 --particles 1000 --balance-tolerance 0,0.05,0.2", false);
+  REQUIRE(swept.options.tolerances == std::vector<double>{0.0, 0.05, 0.2});
+  std::ostringstream swept_out;
+  REQUIRE(swept.run(swept_out) == 0);
+  const std::string swept_text = swept_out.str();
+  REQUIRE(std::count(swept_text.begin(), swept_text.end(), '\n') == 2 * 3 + 2);
+  REQUIRE(swept_text.find("\"balance_tolerance\":0.2,") != std::string::npos);
   REQUIRE(text.find("{\"bench\":\"sim-scale\",\"impl\":\"scalable\",\"scheme\":\"stratified\",\"ranks\":1,"
                     "\"particles\":1000,") == 0);
 
@@ -280,4 +332,7 @@ TEST_CASE("sim-scale: command line and JSON lines", "[bench][sim-scale]") {
   other.options.ranks = {4};
   other.options.scheme = "residual";
   REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("--scheme"));
+  other.options.scheme = "systematic";
+  other.options.tolerances = {0.1, -0.5};
+  REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("--balance-tolerance: -0.5 is out of range"));
 }
