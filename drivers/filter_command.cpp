@@ -89,8 +89,9 @@ void FilterCommand::add_to(CLI::App& app) {
                  "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
                  "ranks. Every option the checkpoint's run had and this command (or --config) does not give is "
                  "taken from the checkpoint: model, [parameters], particles, steps, seed, ess-threshold, scheme, "
-                 "resampler, samplers, invalid-likelihood, data. Options given must agree with it: a run that "
-                 "differs in a way that changes results is refused");
+                 "resampler, samplers, invalid-likelihood, data (not --balance-tolerance or --rank-capacity, "
+                 "which only place particles on ranks). Options given must agree with it: a run that differs in "
+                 "a way that changes results is refused");
   auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
   auto* o_verbose = app.add_flag("--verbose,-v", verbose,
                                  "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
@@ -214,7 +215,9 @@ void FilterCommand::inherit_from_checkpoint(MPI_Comm comm) {
     // What the checkpoint's run had and neither --config nor the command line gives (apply() passes
     // over the settings given as flags).
     config::TomlDocument inherited = *checkpoint_document;
-    inherited.values.erase("ranks");  // not a setting: the rank count is free on a restart
+    // Not settings of the run: the rank count is free on a restart, and so is the layout of the
+    // particles over the ranks (the capacities name ranks that may not exist any more).
+    for (const char* key : {"ranks", "balance_tolerance", "rank_capacity"}) inherited.values.erase(key);
     const bool parameters_given = !parameter_values.empty();
     if (config_document)
       for (const auto& [key, value] : config_document->values) inherited.values.erase(key);

@@ -9,7 +9,8 @@
 #   fuzz/replay_*             the fuzz corpora and crash regressions
 # Left out (they run in stage 1's regular build; under ASan each costs minutes of the CI budget):
 # unit/test_model_sv, unit/test_local_samplers,
-# unit/test_filter_vs_kalman (long statistical runs of code the other model and sampler tests
+# unit/test_filter_vs_kalman, unit/test_pmmh_kalman (over 10 minutes under ASan; the other
+# inference tests run here), unit/test_layout_choice (1.1 million brute-force layouts) (long statistical runs of code the other model and sampler tests
 # cover), the MPI tests at 5, 7 and 8 ranks, and the other cli/ tests: checkpoint_restart (dozens of
 # 20,000-particle x 2,000-step runs and SIGKILL timing: over 5 minutes under ASan on 2 cores; the
 # checkpoint reader's damaged-file handling is covered here by fuzz/replay_checkpoint_structured and
@@ -20,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SANITIZE_CLI="config_file|data_files"
-SANITIZE_SKIP_UNIT="test_model_sv|test_local_samplers|test_filter_vs_kalman"
+SANITIZE_SKIP_UNIT="test_model_sv|test_local_samplers|test_filter_vs_kalman|test_pmmh_kalman|test_layout_choice"
 bash scripts/build-sanitize.sh rsmc_unit_tests rsmc_mpi_tests rsmc rsmc_fuzz_replay h5_datasets_equal checkpoint_tamper
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd build-sanitize

@@ -243,15 +243,15 @@ TEST_CASE("load band: bad tolerance and capacities are refused with the option's
     }
     return std::string();
   };
-  CHECK(message(10, 2, {-0.1, {}}).rfind("--balance-tolerance:", 0) == 0);
-  CHECK(message(10, 2, {std::nan(""), {}}).rfind("--balance-tolerance:", 0) == 0);
-  CHECK(message(10, 2, {0.1, {1.0}}).rfind("--rank-capacity: 1 capacity given for 2 ranks", 0) == 0);
-  CHECK(message(10, 2, {0.1, {1.0, 0.0}}).rfind("--rank-capacity: the capacity of rank 1 is 0", 0) == 0);
-  CHECK(message(10, 2, {0.1, {1.0, -2.0}}).rfind("--rank-capacity:", 0) == 0);
-  CHECK(message(10, 2, {0.1, {1.0, HUGE_VAL}}).rfind("--rank-capacity:", 0) == 0);
+  CHECK(message(10, 2, {-0.1, {}}).rfind("balance_tolerance:", 0) == 0);
+  CHECK(message(10, 2, {std::nan(""), {}}).rfind("balance_tolerance:", 0) == 0);
+  CHECK(message(10, 2, {0.1, {1.0}}).rfind("rank_capacity: 1 capacity given for 2 ranks", 0) == 0);
+  CHECK(message(10, 2, {0.1, {1.0, 0.0}}).rfind("rank_capacity: the capacity of rank 1 is 0", 0) == 0);
+  CHECK(message(10, 2, {0.1, {1.0, -2.0}}).rfind("rank_capacity:", 0) == 0);
+  CHECK(message(10, 2, {0.1, {1.0, HUGE_VAL}}).rfind("rank_capacity:", 0) == 0);
   // A share below one particle: no band can keep that rank non-empty around its target.
-  CHECK(message(10, 3, {0.5, {1.0, 1.0, 0.01}}).rfind("--rank-capacity: rank 2's share", 0) == 0);
-  CHECK(message(2, 3, {0.5, {}}).rfind("--particles:", 0) == 0);
+  CHECK(message(10, 3, {0.5, {1.0, 1.0, 0.01}}).rfind("rank_capacity: rank 2's share", 0) == 0);
+  CHECK(message(2, 3, {0.5, {}}).rfind("particles:", 0) == 0);
 }
 
 TEST_CASE("layout choice: moves equal the exhaustive minimum over the band (p <= 5, N <= 24)", "[resample]") {

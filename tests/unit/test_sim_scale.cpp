@@ -334,5 +334,5 @@ TEST_CASE("sim-scale: command line and JSON lines", "[bench][sim-scale]") {
   REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("--scheme"));
   other.options.scheme = "systematic";
   other.options.tolerances = {0.1, -0.5};
-  REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("--balance-tolerance: -0.5 is out of range"));
+  REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("balance_tolerance: -0.5 is out of range"));
 }
