@@ -86,7 +86,7 @@ config=$(find "$prefix" -path '*/cmake/rsmc/rsmcConfig.cmake' -print -quit)
 [ -n "$config" ] || { echo "FAIL: no rsmcConfig.cmake under $prefix"; exit 1; }
 [ -e "$(dirname "$config")/rsmcConfigVersion.cmake" ] || { echo "FAIL: no rsmcConfigVersion.cmake"; exit 1; }
 
-step "find_package(rsmc) refuses a Kokkos other than rsmc's"
+step "find_package(rsmc) never builds against a Kokkos other than rsmc's"
 other_kokkos_refused
 
 if $build_only; then
