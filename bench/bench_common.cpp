@@ -45,8 +45,7 @@ bool parse_count(const std::string& text, std::uint64_t& value) {
   if (pos < text.size()) {
     if (text[pos] != 'e' && text[pos] != 'E') return false;
     const std::string exponent = text.substr(pos + 1);
-    if (exponent.empty() || exponent.size() > 2 ||
-        exponent.find_first_not_of("0123456789") != std::string::npos)
+    if (exponent.empty() || exponent.size() > 2 || exponent.find_first_not_of("0123456789") != std::string::npos)
       return false;
     for (int e = std::stoi(exponent); e > 0; --e) {
       if (mantissa > UINT64_MAX / 10) return false;

@@ -134,7 +134,8 @@ std::string phase_fields(const std::string& prefix, const Timing& t) {
 void E2EBench::add_to(CLI::App& app) {
   app.footer(
       "Each (model, N): simulate --steps observations once (or read --data), then --repeats times, repeat r with seed "
-      "--seed + r: rsmc on all ranks (ESS threshold 1, systematic, roulette, search sampler), rsmc on rank 0 alone when "
+      "--seed + r: rsmc on all ranks (ESS threshold 1, systematic, roulette, search sampler), rsmc on rank 0 alone "
+      "when "
       "there are several ranks (its log-likelihood must be bitwise identical), and on rank 0 the single-process "
       "reference filter (bench/reference_filter.hpp: the fastest plain C++ we have, SIMD, plain double sums) and the "
       "scalar filter (bench/scalar_filter.hpp). One JSON line per (model, N) on stdout: ns per particle-step of each "
@@ -207,19 +208,19 @@ int E2EBench::run(MPI_Comm comm) const {
   const int threads = Kokkos::DefaultExecutionSpace().concurrency();
   MPI_Comm one_rank = MPI_COMM_NULL;
   MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &one_rank);
-  constexpr bool host_model = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                                         Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  constexpr bool host_model =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
 
   for (const auto& name : names) {
     with_bench_model(name, [&](const auto& model) {
       const int d = model.state_dim();
       const Observations obs = observations_for(model, data, steps, s);
       for (const std::uint64_t n : sizes) {
-        std::string head = "{\"bench\":\"e2e\",\"model\":" + json_string(name) + ",\"state_dim\":" +
-                           std::to_string(d) + ",\"particles\":" + std::to_string(n) + ",\"steps\":" +
-                           std::to_string(steps) + ",\"ranks\":" + std::to_string(ranks) + ",\"threads\":" +
-                           std::to_string(threads) + ",\"repeats\":" + std::to_string(reps) + ",\"seed\":" +
-                           std::to_string(s) + (data.empty() ? "" : ",\"data\":" + json_string(data));
+        std::string head = "{\"bench\":\"e2e\",\"model\":" + json_string(name) + ",\"state_dim\":" + std::to_string(d) +
+                           ",\"particles\":" + std::to_string(n) + ",\"steps\":" + std::to_string(steps) +
+                           ",\"ranks\":" + std::to_string(ranks) + ",\"threads\":" + std::to_string(threads) +
+                           ",\"repeats\":" + std::to_string(reps) + ",\"seed\":" + std::to_string(s) +
+                           (data.empty() ? "" : ",\"data\":" + json_string(data));
         const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
         const double work = static_cast<double>(n) * d * static_cast<double>(steps);
         std::uint64_t available = available_memory_bytes();
@@ -232,7 +233,8 @@ int E2EBench::run(MPI_Comm comm) const {
           reason = "needs about " + json_number(estimated_filter_bytes(n, d)) + " bytes; " + json_number(available) +
                    " bytes of memory available";
         if (!reason.empty()) {
-          if (rank == 0) std::fputs((head + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(), stdout);
+          if (rank == 0)
+            std::fputs((head + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(), stdout);
           std::fflush(stdout);
           continue;
         }
@@ -273,8 +275,9 @@ int E2EBench::run(MPI_Comm comm) const {
         line += ",\"log_likelihood\":" + json_number(all.log_likelihoods.front());
         line += ",\"log_likelihoods\":" + json_array(all.log_likelihoods);
         if (!host_model) {
-          line += ",\"reference_skipped_reason\":\"the model's parameters live in device memory; the reference and "
-                  "scalar filters are host only\"";
+          line +=
+              ",\"reference_skipped_reason\":\"the model's parameters live in device memory; the reference and "
+              "scalar filters are host only\"";
         }
         if (host_model && run_reference) {
           line += single_fields("reference", reference, particle_steps);
@@ -287,8 +290,8 @@ int E2EBench::run(MPI_Comm comm) const {
         }
         line += phase_fields("phase_", all.median);
         if (ranks > 1) line += phase_fields("one_rank_phase_", one.median);
-        line += ",\"loadavg_before\":" + json_string(load_before) + ",\"loadavg_after\":" +
-                json_string(load_average()) + tail;
+        line += ",\"loadavg_before\":" + json_string(load_before) +
+                ",\"loadavg_after\":" + json_string(load_average()) + tail;
         std::fputs(line.c_str(), stdout);
         std::fflush(stdout);
       }

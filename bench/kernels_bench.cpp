@@ -77,33 +77,54 @@ enum class Kernel {
   rng
 };
 
-const Kernel kAllKernels[] = {Kernel::binary_search,  Kernel::cutpoint,       Kernel::forest,
-                              Kernel::butterfly,      Kernel::alias_vose,     Kernel::alias_psa,
-                              Kernel::alias_psa_plus, Kernel::alias_baseline, Kernel::alias_sectioned,
-                              Kernel::std_discrete,   Kernel::rng};
+const Kernel kAllKernels[] = {Kernel::binary_search,
+                              Kernel::cutpoint,
+                              Kernel::forest,
+                              Kernel::butterfly,
+                              Kernel::alias_vose,
+                              Kernel::alias_psa,
+                              Kernel::alias_psa_plus,
+                              Kernel::alias_baseline,
+                              Kernel::alias_sectioned,
+                              Kernel::std_discrete,
+                              Kernel::rng};
 
 const char* kernel_name(Kernel k) {
   switch (k) {
-    case Kernel::binary_search: return "binary-search";
-    case Kernel::cutpoint: return "cutpoint";
-    case Kernel::forest: return "forest";
-    case Kernel::butterfly: return "butterfly";
-    case Kernel::alias_vose: return "alias-vose";
-    case Kernel::alias_psa: return "alias-psa";
-    case Kernel::alias_psa_plus: return "alias-psa-plus";
-    case Kernel::alias_baseline: return "alias-baseline";
-    case Kernel::alias_sectioned: return "alias-sectioned";
-    case Kernel::std_discrete: return "std-discrete";
-    case Kernel::rng: return "rng";
+    case Kernel::binary_search:
+      return "binary-search";
+    case Kernel::cutpoint:
+      return "cutpoint";
+    case Kernel::forest:
+      return "forest";
+    case Kernel::butterfly:
+      return "butterfly";
+    case Kernel::alias_vose:
+      return "alias-vose";
+    case Kernel::alias_psa:
+      return "alias-psa";
+    case Kernel::alias_psa_plus:
+      return "alias-psa-plus";
+    case Kernel::alias_baseline:
+      return "alias-baseline";
+    case Kernel::alias_sectioned:
+      return "alias-sectioned";
+    case Kernel::std_discrete:
+      return "std-discrete";
+    case Kernel::rng:
+      return "rng";
   }
   return "unknown";
 }
 
 const char* pattern_name(Pattern p) {
   switch (p) {
-    case Pattern::uniform: return "uniform";
-    case Pattern::power_law: return "power-law";
-    case Pattern::equal: return "equal";
+    case Pattern::uniform:
+      return "uniform";
+    case Pattern::power_law:
+      return "power-law";
+    case Pattern::equal:
+      return "equal";
   }
   return "unknown";
 }
@@ -129,11 +150,11 @@ Plan make_plan(const KernelsBench& b) {
   }
   plan.patterns = named_entries<Pattern>("--weights", "weight pattern", b.weights,
                                          {Pattern::uniform, Pattern::power_law, Pattern::equal}, pattern_name, false);
-  plan.kernels = named_entries<Kernel>("--kernels", "kernel", b.kernels,
-                                       std::vector<Kernel>(std::begin(kAllKernels), std::end(kAllKernels)),
-                                       kernel_name, true);
-  if (b.samples != "n" && (!parse_count(b.samples, plan.samples) || plan.samples == 0 ||
-                           plan.samples >= kernels::alias::kDrawIdLimit))
+  plan.kernels =
+      named_entries<Kernel>("--kernels", "kernel", b.kernels,
+                            std::vector<Kernel>(std::begin(kAllKernels), std::end(kAllKernels)), kernel_name, true);
+  if (b.samples != "n" &&
+      (!parse_count(b.samples, plan.samples) || plan.samples == 0 || plan.samples >= kernels::alias::kDrawIdLimit))
     throw Error("--samples: '" + b.samples + "' is not a valid sample count; expected n or an integer >= 1 (e.g. 1e6)");
   plan.repeats = checked_repeats(b.repeats);
   plan.seed = checked_seed(b.seed);
@@ -218,6 +239,7 @@ class CopyFloor {
     sink_ = sink_ + dst_[static_cast<std::size_t>(inner) % bytes];
     return seconds;
   }
+
  private:
   std::unique_ptr<unsigned char[]> src_, dst_;
   std::uint64_t size_ = 0;
@@ -232,7 +254,7 @@ struct Phase {
   std::uint64_t copy_bytes = 0;  // the floor's bytes
   std::uint64_t table_bytes = 0;
   int inner = 1;
-  const char* rng = nullptr;  // the generator inside the timed sample loop
+  const char* rng = nullptr;                // the generator inside the timed sample loop
   std::vector<double> given_total_seconds;  // alias-psa(-plus): the build with the total passed in
   std::string table_hash;                   // alias builds: FNV-1a of the rows (equal tables, equal hashes)
 };
@@ -281,17 +303,25 @@ class Bench {
   // Runs `kernel`; the threaded alias kernels on `threads` threads.
   std::vector<Phase> run(Kernel kernel, int threads) {
     switch (kernel) {
-      case Kernel::binary_search: return binary_search();
-      case Kernel::cutpoint: return forest_family<kernels::CutpointTable<double, HostExec>>(kernel);
-      case Kernel::forest: return forest_family<kernels::RadixForest<double, HostExec>>(kernel);
-      case Kernel::butterfly: return butterfly();
+      case Kernel::binary_search:
+        return binary_search();
+      case Kernel::cutpoint:
+        return forest_family<kernels::CutpointTable<double, HostExec>>(kernel);
+      case Kernel::forest:
+        return forest_family<kernels::RadixForest<double, HostExec>>(kernel);
+      case Kernel::butterfly:
+        return butterfly();
       case Kernel::alias_vose:
       case Kernel::alias_psa:
-      case Kernel::alias_psa_plus: return alias_build(kernel, threads);
+      case Kernel::alias_psa_plus:
+        return alias_build(kernel, threads);
       case Kernel::alias_baseline:
-      case Kernel::alias_sectioned: return alias_sample(kernel, threads);
-      case Kernel::std_discrete: return std_discrete();
-      case Kernel::rng: return rng_only();
+      case Kernel::alias_sectioned:
+        return alias_sample(kernel, threads);
+      case Kernel::std_discrete:
+        return std_discrete();
+      case Kernel::rng:
+        return rng_only();
     }
     throw Error("internal error: unknown kernel");
   }
@@ -301,17 +331,24 @@ class Bench {
   std::uint64_t table_bytes(Kernel kernel) const {
     const std::uint64_t n = n_, cells = n_ + 1;  // default guide cells: m = n, starts has m + 1
     switch (kernel) {
-      case Kernel::binary_search: return 8 * n;
-      case Kernel::cutpoint: return 8 * n + 4 * cells;                          // lower bounds, starts
-      case Kernel::forest: return 8 * n + 4 * cells + 8 * n + 4 * n + 4 * n;    // + nodes, otherBounds, table
-      case Kernel::butterfly: return std::uint64_t{kWarp} * 8 * n;
+      case Kernel::binary_search:
+        return 8 * n;
+      case Kernel::cutpoint:
+        return 8 * n + 4 * cells;  // lower bounds, starts
+      case Kernel::forest:
+        return 8 * n + 4 * cells + 8 * n + 4 * n + 4 * n;  // + nodes, otherBounds, table
+      case Kernel::butterfly:
+        return std::uint64_t{kWarp} * 8 * n;
       case Kernel::alias_vose:
       case Kernel::alias_psa:
       case Kernel::alias_psa_plus:
       case Kernel::alias_baseline:
-      case Kernel::alias_sectioned: return sizeof(kernels::alias::AliasRow<std::uint64_t>) * n;
-      case Kernel::std_discrete: return 16 * n;  // libstdc++: probabilities and their partial sums
-      case Kernel::rng: return 0;
+      case Kernel::alias_sectioned:
+        return sizeof(kernels::alias::AliasRow<std::uint64_t>) * n;
+      case Kernel::std_discrete:
+        return 16 * n;  // libstdc++: probabilities and their partial sums
+      case Kernel::rng:
+        return 0;
     }
     return 0;
   }
@@ -400,8 +437,8 @@ class Bench {
     }
     for (std::uint64_t i = 0; i < n_; ++i)
       if (mass[i] != static_cast<u128>(w64_(i)) * n_)
-        fail("item " + std::to_string(i) + " gets " + exact::to_string(mass[i]) + " of the table, expected n w = " +
-             exact::to_string(static_cast<u128>(w64_(i)) * n_));
+        fail("item " + std::to_string(i) + " gets " + exact::to_string(mass[i]) +
+             " of the table, expected n w = " + exact::to_string(static_cast<u128>(w64_(i)) * n_));
   }
 
   template <class Index>
@@ -559,7 +596,7 @@ class Bench {
   CopyFloor& floor_;
   bool verbose_;
   WeightView w_;
-  ExactWeights w64_;  // the same weights as std::uint64_t (the alias kernels')
+  ExactWeights w64_;                // the same weights as std::uint64_t (the alias kernels')
   std::vector<double> cumulative_;  // the exact prefix sums: the reference of every inverse CDF
   double total_ = 0.0;
   Points points_{};
@@ -580,9 +617,9 @@ void print_skipped(Kernel kernel, const std::string& head, const std::string& co
   const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa && kernel != Kernel::alias_psa_plus;
   for (const char* phase : {"build", "sample"})
     if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
-      std::fputs((head + json_string(phase) + common + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail)
-                     .c_str(),
-                 stdout);
+      std::fputs(
+          (head + json_string(phase) + common + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(),
+          stdout);
   std::fflush(stdout);
 }
 
@@ -592,8 +629,7 @@ std::string given_total_fields(const Phase& p) {
   const double med = median(p.given_total_seconds);
   const double fastest = *std::min_element(p.given_total_seconds.begin(), p.given_total_seconds.end());
   return ",\"given_total_items_per_s\":" + json_number(static_cast<double>(p.items) / med) +
-         ",\"given_total_seconds_median\":" + json_number(med) +
-         ",\"given_total_seconds_min\":" + json_number(fastest);
+         ",\"given_total_seconds_median\":" + json_number(med) + ",\"given_total_seconds_min\":" + json_number(fastest);
 }
 
 // The measured fields of one phase.
@@ -609,7 +645,8 @@ std::string phase_fields(const Phase& p) {
          ",\"copy_seconds_median\":" + json_number(copy_med) +
          ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
          ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
-         given_total_fields(p) + (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
+         given_total_fields(p) +
+         (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
 }
 
 // wrs's figure for (weights, threads), if there is one, and the ratios of this build's rate to it
@@ -642,7 +679,8 @@ void wait_for_rank0(MPI_Comm comm) {
 void KernelsBench::add_to(CLI::App& app) {
   app.footer(
       "Runs on rank 0 only (other ranks wait idle): the sequential kernels on one thread, the Kokkos alias kernels "
-      "once per --threads count. Weights are integer-valued doubles with exact prefix sums, so every inverse-CDF kernel is checked "
+      "once per --threads count. Weights are integer-valued doubles with exact prefix sums, so every inverse-CDF "
+      "kernel is checked "
       "(untimed) to return the binary-search index of every sample; alias tables (exact, from the same weights as "
       "64-bit integers) are checked to give every item exactly n times its weight back; alias-psa-plus at n = 1e7 "
       "on 1 or 2 threads also reports its ratio to wrs (Huebschle-Schneider and Sanders' CPU PSA+) measured on "
@@ -703,11 +741,11 @@ int KernelsBench::run(MPI_Comm comm) const {
             const std::string head =
                 std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
             const std::string common =
-                ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) + "\",\"exponent\":" +
-                (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
+                ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) +
+                "\",\"exponent\":" + (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
                 ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
-                ",\"threads\":" + std::to_string(threads) + ",\"host_space\":" +
-                json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name());
+                ",\"threads\":" + std::to_string(threads) +
+                ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name());
             const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
             const std::string reason = bench.skip_reason(kernel);
             if (!reason.empty()) {

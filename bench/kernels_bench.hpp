@@ -56,13 +56,13 @@
 namespace rsmc::bench {
 
 struct KernelsBench {
-  std::vector<std::string> sizes{"1e3,1e4,1e5"};           // n; a comma list, 1e6 accepted
-  std::vector<std::string> weights{"uniform,power-law"};   // uniform, power-law, equal
+  std::vector<std::string> sizes{"1e3,1e4,1e5"};          // n; a comma list, 1e6 accepted
+  std::vector<std::string> weights{"uniform,power-law"};  // uniform, power-law, equal
   std::vector<std::string> kernels{"all"};
   std::string samples = "n";  // samples per size: a count, or n (= n, at most 10^7)
   long long repeats = 5;
   long long seed = 1;
-  double max_table_gib = 8.0;  // a kernel whose structure is larger is skipped
+  double max_table_gib = 8.0;             // a kernel whose structure is larger is skipped
   std::vector<std::string> threads{"1"};  // thread counts of the Kokkos alias kernels
   bool verbose = false;
 

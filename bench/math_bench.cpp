@@ -109,7 +109,8 @@ void bench(const char* name, const std::vector<double>& a, const std::vector<dou
         n, repeats, [&] { run_blocks(libm_f, a.data(), b.data(), out.data(), out2.data(), n, block); });
     const double libm_sum = checksum(out) + checksum(out2);
     std::printf(
-        "{\"bench\":\"math\",\"clock\":\"thread_cpu\",\"function\":\"%s\",\"data\":\"%s\",\"march\":\"%s\",\"vector_isa\":\"%s\","
+        "{\"bench\":\"math\",\"clock\":\"thread_cpu\",\"function\":\"%s\",\"data\":\"%s\",\"march\":\"%s\",\"vector_"
+        "isa\":\"%s\","
         "\"calls\":%zu,\"block\":%zu,\"repeats\":%d,\"rsmc_ns_per_call\":%.4f,\"libm_ns_per_call\":%.4f,"
         "\"libm_to_rsmc_ratio\":%.3f,\"rsmc_checksum\":%.17g,\"libm_checksum\":%.17g}\n",
         name, block == n ? "streaming" : "in_cache", RSMC_MATH_BENCH_MARCH, kVectorIsa, n, block, repeats, rsmc_ns,
@@ -138,42 +139,51 @@ int main(int argc, char** argv) {
   const std::vector<double> counts = scaled(0.0, 1000.0), exponents = scaled(1.0, 10.0);
   const std::vector<double> radians = scaled(-1000.0, 1000.0);
 
-  bench("exp", log_weight, v, repeats, [](double x, double, double& o, double&) { o = m::exp(x); },
-        [](double x, double, double& o, double&) { o = std::exp(x); });
-  bench("log", u, v, repeats, [](double x, double, double& o, double&) { o = m::log(x); },
-        [](double x, double, double& o, double&) { o = std::log(x); });
-  bench("sincos_2pi", u, v, repeats,
-        [](double x, double, double& o, double& o2) {
-          const m::SinCos r = m::sincos_2pi(x);
-          o = r.sin;
-          o2 = r.cos;
-        },
-        [](double x, double, double& o, double& o2) {
-          o = std::sin(kTwoPi * x);
-          o2 = std::cos(kTwoPi * x);
-        });
-  bench("log1p", small, v, repeats, [](double x, double, double& o, double&) { o = m::log1p(x); },
-        [](double x, double, double& o, double&) { o = std::log1p(x); });
-  bench("expm1", minus_one, v, repeats, [](double x, double, double& o, double&) { o = m::expm1(x); },
-        [](double x, double, double& o, double&) { o = std::expm1(x); });
-  bench("cos", radians, v, repeats, [](double x, double, double& o, double&) { o = m::cos(x); },
-        [](double x, double, double& o, double&) { o = std::cos(x); });
-  bench("lgamma", counts, v, repeats, [](double x, double, double& o, double&) { o = m::lgamma(x); },
-        [](double x, double, double& o, double&) { o = std::lgamma(x); });
-  bench("pow", u, exponents, repeats, [](double x, double y, double& o, double&) { o = m::pow(x, y); },
-        [](double x, double y, double& o, double&) { o = std::pow(x, y); });
+  bench(
+      "exp", log_weight, v, repeats, [](double x, double, double& o, double&) { o = m::exp(x); },
+      [](double x, double, double& o, double&) { o = std::exp(x); });
+  bench(
+      "log", u, v, repeats, [](double x, double, double& o, double&) { o = m::log(x); },
+      [](double x, double, double& o, double&) { o = std::log(x); });
+  bench(
+      "sincos_2pi", u, v, repeats,
+      [](double x, double, double& o, double& o2) {
+        const m::SinCos r = m::sincos_2pi(x);
+        o = r.sin;
+        o2 = r.cos;
+      },
+      [](double x, double, double& o, double& o2) {
+        o = std::sin(kTwoPi * x);
+        o2 = std::cos(kTwoPi * x);
+      });
+  bench(
+      "log1p", small, v, repeats, [](double x, double, double& o, double&) { o = m::log1p(x); },
+      [](double x, double, double& o, double&) { o = std::log1p(x); });
+  bench(
+      "expm1", minus_one, v, repeats, [](double x, double, double& o, double&) { o = m::expm1(x); },
+      [](double x, double, double& o, double&) { o = std::expm1(x); });
+  bench(
+      "cos", radians, v, repeats, [](double x, double, double& o, double&) { o = m::cos(x); },
+      [](double x, double, double& o, double&) { o = std::cos(x); });
+  bench(
+      "lgamma", counts, v, repeats, [](double x, double, double& o, double&) { o = m::lgamma(x); },
+      [](double x, double, double& o, double&) { o = std::lgamma(x); });
+  bench(
+      "pow", u, exponents, repeats, [](double x, double y, double& o, double&) { o = m::pow(x, y); },
+      [](double x, double y, double& o, double&) { o = std::pow(x, y); });
   // Box-Muller with both outputs, the hot loop of the stream draws: one log, one sqrt, one sincos.
-  bench("box_muller_pair", u, v, repeats,
-        [](double a, double b, double& o, double& o2) {
-          const double r = std::sqrt(-2.0 * m::log(a));
-          const m::SinCos t = m::sincos_2pi(b);
-          o = r * t.cos;
-          o2 = r * t.sin;
-        },
-        [](double a, double b, double& o, double& o2) {
-          const double r = std::sqrt(-2.0 * std::log(a));
-          o = r * std::cos(kTwoPi * b);
-          o2 = r * std::sin(kTwoPi * b);
-        });
+  bench(
+      "box_muller_pair", u, v, repeats,
+      [](double a, double b, double& o, double& o2) {
+        const double r = std::sqrt(-2.0 * m::log(a));
+        const m::SinCos t = m::sincos_2pi(b);
+        o = r * t.cos;
+        o2 = r * t.sin;
+      },
+      [](double a, double b, double& o, double& o2) {
+        const double r = std::sqrt(-2.0 * std::log(a));
+        o = r * std::cos(kTwoPi * b);
+        o2 = r * std::sin(kTwoPi * b);
+      });
   return 0;
 }

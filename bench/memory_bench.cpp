@@ -23,8 +23,9 @@ void MemoryBench::add_to(CLI::App& app) {
   app.add_option("--model", model, "linear_gaussian, stochastic_volatility, lorenz96-40 or lorenz96-400")
       ->capture_default_str();
   app.add_option("--particles,-n", particles, "Total particle count N, e.g. 1e7")->capture_default_str();
-  app.add_option("--implementation", implementation,
-                 "framework, reference (bench/reference_filter.hpp, 1 rank) or scalar (bench/scalar_filter.hpp, 1 rank)")
+  app.add_option(
+         "--implementation", implementation,
+         "framework, reference (bench/reference_filter.hpp, 1 rank) or scalar (bench/scalar_filter.hpp, 1 rank)")
       ->capture_default_str();
   app.add_option("--steps", steps, "Filter steps")->capture_default_str();
   app.add_option("--seed", seed, "Seed of the data and the filter")->capture_default_str();
@@ -51,13 +52,14 @@ int MemoryBench::run(MPI_Comm comm) const {
     MPI_Bcast(&available, 1, MPI_UINT64_T, 0, comm);
     if (available > 0 && estimated_filter_bytes(n, d) > 0.8 * static_cast<double>(available)) {
       if (rank == 0)
-        std::printf("{\"bench\":\"memory\",\"model\":%s,\"implementation\":%s,\"state_dim\":%d,\"particles\":%llu,"
-                    "\"ranks\":%d,\"skipped\":true,\"reason\":%s,\"date\":%s,\"host\":%s}\n",
-                    json_string(model).c_str(), json_string(implementation).c_str(), d, (unsigned long long)n, ranks,
-                    json_string("needs about " + json_number(estimated_filter_bytes(n, d)) + " bytes; " +
-                                json_number(static_cast<double>(available)) + " bytes of memory available")
-                        .c_str(),
-                    json_string(today()).c_str(), json_string(host_name()).c_str());
+        std::printf(
+            "{\"bench\":\"memory\",\"model\":%s,\"implementation\":%s,\"state_dim\":%d,\"particles\":%llu,"
+            "\"ranks\":%d,\"skipped\":true,\"reason\":%s,\"date\":%s,\"host\":%s}\n",
+            json_string(model).c_str(), json_string(implementation).c_str(), d, (unsigned long long)n, ranks,
+            json_string("needs about " + json_number(estimated_filter_bytes(n, d)) + " bytes; " +
+                        json_number(static_cast<double>(available)) + " bytes of memory available")
+                .c_str(),
+            json_string(today()).c_str(), json_string(host_name()).c_str());
       return;
     }
     const std::uint64_t before = peak_resident_bytes();
@@ -79,14 +81,15 @@ int MemoryBench::run(MPI_Comm comm) const {
     MPI_Allreduce(MPI_IN_PLACE, &per_particle, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (rank != 0) return;
     const double state = 8.0 * d, target = 3.0 * state + 64.0;
-    std::printf("{\"bench\":\"memory\",\"model\":%s,\"implementation\":%s,\"state_dim\":%d,\"particles\":%llu,"
-                "\"ranks\":%d,\"steps\":%lld,\"baseline_peak_bytes\":%llu,\"peak_bytes\":%llu,"
-                "\"peak_bytes_per_particle\":%s,\"state_bytes_per_particle\":%s,\"target_bytes_per_particle\":%s,"
-                "\"peak_to_target_ratio\":%s,\"loadavg\":%s,\"date\":%s,\"host\":%s}\n",
-                json_string(model).c_str(), json_string(implementation).c_str(), d, (unsigned long long)n, ranks,
-                steps, (unsigned long long)before, (unsigned long long)after, json_number(per_particle).c_str(),
-                json_number(state).c_str(), json_number(target).c_str(), json_number(per_particle / target).c_str(),
-                json_string(load_average()).c_str(), json_string(today()).c_str(), json_string(host_name()).c_str());
+    std::printf(
+        "{\"bench\":\"memory\",\"model\":%s,\"implementation\":%s,\"state_dim\":%d,\"particles\":%llu,"
+        "\"ranks\":%d,\"steps\":%lld,\"baseline_peak_bytes\":%llu,\"peak_bytes\":%llu,"
+        "\"peak_bytes_per_particle\":%s,\"state_bytes_per_particle\":%s,\"target_bytes_per_particle\":%s,"
+        "\"peak_to_target_ratio\":%s,\"loadavg\":%s,\"date\":%s,\"host\":%s}\n",
+        json_string(model).c_str(), json_string(implementation).c_str(), d, (unsigned long long)n, ranks, steps,
+        (unsigned long long)before, (unsigned long long)after, json_number(per_particle).c_str(),
+        json_number(state).c_str(), json_number(target).c_str(), json_number(per_particle / target).c_str(),
+        json_string(load_average()).c_str(), json_string(today()).c_str(), json_string(host_name()).c_str());
   });
   return 0;
 }

@@ -118,7 +118,8 @@ struct LinearGaussianKernel {
     for (int i = 0; i < k; ++i)
       for (int j = 0; j <= i; ++j) {
         double v = s[static_cast<std::size_t>(i * k + j)];
-        for (int q = 0; q < j; ++q) v -= l[static_cast<std::size_t>(i * k + q)] * l[static_cast<std::size_t>(j * k + q)];
+        for (int q = 0; q < j; ++q)
+          v -= l[static_cast<std::size_t>(i * k + q)] * l[static_cast<std::size_t>(j * k + q)];
         l[static_cast<std::size_t>(i * k + j)] = i == j ? std::sqrt(v) : v / l[static_cast<std::size_t>(j * k + j)];
       }
     return l;
@@ -128,7 +129,8 @@ struct LinearGaussianKernel {
     for (int c = 0; c < k; ++c)
       for (int i = c; i < k; ++i) {
         double v = i == c ? 1.0 : 0.0;
-        for (int q = c; q < i; ++q) v -= l[static_cast<std::size_t>(i * k + q)] * inv[static_cast<std::size_t>(q * k + c)];
+        for (int q = c; q < i; ++q)
+          v -= l[static_cast<std::size_t>(i * k + q)] * inv[static_cast<std::size_t>(q * k + c)];
         inv[static_cast<std::size_t>(i * k + c)] = v / l[static_cast<std::size_t>(i * k + i)];
       }
     return inv;
@@ -142,7 +144,8 @@ struct LinearGaussianKernel {
     for (int i = 0; i < m; ++i)
       for (int c = 0; c < d; ++c)
         for (int q = 0; q < m; ++q)
-          mc[static_cast<std::size_t>(i * d + c)] += minv[static_cast<std::size_t>(i * m + q)] * p.C[static_cast<std::size_t>(q * d + c)];
+          mc[static_cast<std::size_t>(i * d + c)] +=
+              minv[static_cast<std::size_t>(i * m + q)] * p.C[static_cast<std::size_t>(q * d + c)];
     double log_det = 0.0;
     for (int i = 0; i < m; ++i) log_det += std::log(lr[static_cast<std::size_t>(i * m + i)]);
     log_norm = -0.5 * m * kLog2Pi - log_det;
@@ -192,7 +195,8 @@ struct Lorenz96Kernel {
   models::Lorenz96Params p;
   int m = 0;
   mutable std::vector<double> k1, k2, k3, k4, tmp;
-  explicit Lorenz96Kernel(const models::Lorenz96Params& params) : p(params), m((params.d + params.obs_every - 1) / params.obs_every) {
+  explicit Lorenz96Kernel(const models::Lorenz96Params& params)
+      : p(params), m((params.d + params.obs_every - 1) / params.obs_every) {
     const std::size_t size = static_cast<std::size_t>(p.d) * kBatch;
     k1.resize(size);
     k2.resize(size);
@@ -235,8 +239,7 @@ struct Lorenz96Kernel {
     for (int c = 0; c < d; ++c) {
       const double* zc = z.row(c, kBatch);
       for (int l = 0; l < count; ++l)
-        to[c][l] = from[c][l] +
-                   sixth * (row(k1, c)[l] + 2.0 * row(k2, c)[l] + 2.0 * row(k3, c)[l] + row(k4, c)[l]) +
+        to[c][l] = from[c][l] + sixth * (row(k1, c)[l] + 2.0 * row(k2, c)[l] + 2.0 * row(k3, c)[l] + row(k4, c)[l]) +
                    p.process_sd * zc[l];
     }
   }
@@ -255,7 +258,9 @@ struct Lorenz96Kernel {
 };
 
 inline SvKernel kernel_for(const models::StochasticVolatility& model) { return SvKernel{model.params()}; }
-inline LinearGaussianKernel kernel_for(const models::LinearGaussian& model) { return LinearGaussianKernel(model.params()); }
+inline LinearGaussianKernel kernel_for(const models::LinearGaussian& model) {
+  return LinearGaussianKernel(model.params());
+}
 inline Lorenz96Kernel kernel_for(const models::Lorenz96& model) { return Lorenz96Kernel(model.params()); }
 
 // floor(v) for 0 <= v < 2^51, branch-free (rounding by 2^52, corrected).
@@ -424,7 +429,7 @@ template <class Model>
 ReferenceResult reference_filter(const Model& model, const Observations& data, int steps, std::uint64_t n,
                                  std::uint64_t seed) {
   reference_detail::Filter<decltype(reference_detail::kernel_for(model))> filter(reference_detail::kernel_for(model), n,
-                                                                                  seed);
+                                                                                 seed);
   return filter.run(data, steps);
 }
 

@@ -50,7 +50,8 @@ Plan make_plan(const ResampleBench& b, int ranks) {
   for (const auto& text : list_entries("--particles", b.particles)) {
     std::uint64_t n = 0;
     if (!parse_count(text, n) || n == 0)
-      throw Error("--particles: '" + text + "' is not a valid particle count; expected an integer >= 1 (e.g. 100000 or 1e6)");
+      throw Error("--particles: '" + text +
+                  "' is not a valid particle count; expected an integer >= 1 (e.g. 100000 or 1e6)");
     if (n < static_cast<std::uint64_t>(ranks))
       throw Error("--particles: " + text + " particles cannot be spread over " + std::to_string(ranks) +
                   " ranks; expected at least one particle per rank");
@@ -59,13 +60,14 @@ Plan make_plan(const ResampleBench& b, int ranks) {
   for (const auto& text : list_entries("--state-bytes", b.state_bytes)) {
     std::uint64_t bytes = 0;
     if (!parse_count(text, bytes) || bytes == 0 || bytes % 8 != 0 || bytes / 8 > static_cast<std::uint64_t>(INT_MAX))
-      throw Error("--state-bytes: '" + text + "' is not a valid state size; expected a positive multiple of 8 "
+      throw Error("--state-bytes: '" + text +
+                  "' is not a valid state size; expected a positive multiple of 8 "
                   "(bytes per particle; the state holds bytes/8 doubles)");
     plan.state_bytes.push_back(bytes);
   }
-  plan.schemes = named_entries<Scheme>(
-      "--scheme", "scheme", b.schemes,
-      {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual}, scheme_name, false);
+  plan.schemes = named_entries<Scheme>("--scheme", "scheme", b.schemes,
+                                       {Scheme::multinomial, Scheme::stratified, Scheme::systematic, Scheme::residual},
+                                       scheme_name, false);
   plan.implementations = named_entries<Resampler>(
       "--implementations", "implementation", b.implementations,
       {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather, Resampler::gather_root},
@@ -98,9 +100,7 @@ const char* skip_reason(Resampler r, Scheme s) {
 // a measured 0. allgather_resampler.cpp counts particles, bytes and messages only; gather-root does
 // not compute minimum_moves. Update here when they do.
 bool reports_max_partners(Resampler r) { return r != Resampler::allgather; }
-bool reports_minimum_moves(Resampler r) {
-  return r == Resampler::roulette || r == Resampler::roulette_algorithm1;
-}
+bool reports_minimum_moves(Resampler r) { return r == Resampler::roulette || r == Resampler::roulette_algorithm1; }
 
 // Log-weight of global id `gid` out of `n` (deterministic, the same for any number of ranks).
 //   random  2 log(u), u uniform on (0, 1) from the stream (seed, initialise, step 0, gid)
@@ -109,9 +109,12 @@ bool reports_minimum_moves(Resampler r) {
 //           the high ranks and rebalancing has to shift particles down the chain of ranks
 double log_weight_of(Weights w, std::uint64_t seed, std::uint64_t gid, std::uint64_t n) {
   switch (w) {
-    case Weights::random: return 2.0 * std::log(rng::Stream(seed, rng::Purpose::initialise, 0, gid).uniform());
-    case Weights::equal: return 0.0;
-    case Weights::skewed: return 4.0 * static_cast<double>(gid) / static_cast<double>(n);
+    case Weights::random:
+      return 2.0 * std::log(rng::Stream(seed, rng::Purpose::initialise, 0, gid).uniform());
+    case Weights::equal:
+      return 0.0;
+    case Weights::skewed:
+      return 4.0 * static_cast<double>(gid) / static_cast<double>(n);
   }
   return 0.0;
 }
@@ -230,7 +233,8 @@ int ResampleBench::run(MPI_Comm comm) const {
       for (std::uint64_t i = 0; i < local; ++i) {
         const std::uint64_t gid = first + i;
         for (int c = 0; c < d; ++c)
-          pristine_state(i, c) = static_cast<double>(gid * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(c));
+          pristine_state(i, c) =
+              static_cast<double>(gid * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(c));
         pristine_log_weight(i) = log_weight_of(plan.weights, plan.seed, gid, n);
         max_log_weight = std::max(max_log_weight, pristine_log_weight(i));
       }
@@ -245,15 +249,13 @@ int ResampleBench::run(MPI_Comm comm) const {
 
       for (const Scheme scheme : plan.schemes) {
         for (const Resampler resampler : plan.implementations) {
-          std::string line = std::string("{\"bench\":\"resample\",\"implementation\":\"") +
-                             resampler_name(resampler) + "\",\"scheme\":\"" + scheme_name(scheme) +
-                             "\",\"particles\":" + std::to_string(n) + ",\"ranks\":" + std::to_string(ranks) +
-                             ",\"state_bytes\":" + std::to_string(bytes) + ",\"repeats\":" +
-                             std::to_string(plan.repeats) + ",\"weights\":\"" + weights + "\",\"seed\":" +
-                             std::to_string(plan.seed) + ",\"local_sampler\":" +
-                             (resampler == Resampler::roulette
-                                  ? json_string(local_sampler_name(plan.local_sampler))
-                                  : std::string("null"));
+          std::string line = std::string("{\"bench\":\"resample\",\"implementation\":\"") + resampler_name(resampler) +
+                             "\",\"scheme\":\"" + scheme_name(scheme) + "\",\"particles\":" + std::to_string(n) +
+                             ",\"ranks\":" + std::to_string(ranks) + ",\"state_bytes\":" + std::to_string(bytes) +
+                             ",\"repeats\":" + std::to_string(plan.repeats) + ",\"weights\":\"" + weights +
+                             "\",\"seed\":" + std::to_string(plan.seed) + ",\"local_sampler\":" +
+                             (resampler == Resampler::roulette ? json_string(local_sampler_name(plan.local_sampler))
+                                                               : std::string("null"));
           const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
 
           if (const char* reason = skip_reason(resampler, scheme)) {
@@ -277,8 +279,8 @@ int ResampleBench::run(MPI_Comm comm) const {
             if (!copy_destination.empty())
               sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
             seconds.push_back(timed(comm, [&] {
-              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed,
-                                    plan.local_sampler, workspace);
+              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed, plan.local_sampler,
+                                    workspace);
             }));
             if (root && verbose)
               std::fprintf(stderr, "  %s %s N = %llu: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",
@@ -294,8 +296,7 @@ int ResampleBench::run(MPI_Comm comm) const {
                   ",\"resample_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
                   ",\"particles_moved\":" + std::to_string(stats.particles_moved) +
                   ",\"bytes_moved\":" + std::to_string(stats.bytes_moved) +
-                  ",\"messages\":" + std::to_string(stats.messages) +
-                  ",\"max_partners\":" +
+                  ",\"messages\":" + std::to_string(stats.messages) + ",\"max_partners\":" +
                   (reports_max_partners(resampler) ? std::to_string(stats.max_partners) : std::string("null")) +
                   ",\"minimum_moves\":" +
                   (reports_minimum_moves(resampler) ? std::to_string(stats.minimum_moves) : std::string("null"));

@@ -26,7 +26,7 @@ struct ResampleBench {
   std::vector<std::string> state_bytes{"16"};      // bytes per particle state, a multiple of 8
   std::vector<std::string> schemes{"systematic"};  // multinomial, stratified, systematic, residual
   std::vector<std::string> implementations{"all"};
-  std::string weights = "random";  // random | equal | skewed
+  std::string weights = "random";        // random | equal | skewed
   std::string local_sampler = "search";  // the roulette resampler's local kernel
   long long repeats = 5;
   long long seed = 1;

@@ -30,7 +30,7 @@ struct ScalarResult {
 
 template <class Model>
 ScalarResult scalar_filter(const Model& model, const Observations& data, int steps, std::uint64_t n,
-                                      std::uint64_t seed) {
+                           std::uint64_t seed) {
   const int d = model.state_dim();
   const std::size_t dn = static_cast<std::size_t>(d);
   std::vector<double> x(n * dn), next(n * dn), log_w(n), w(n);

@@ -46,9 +46,10 @@ void expand(const std::vector<std::uint64_t>& counts, std::vector<std::uint64_t>
 }  // namespace
 
 void SelectBench::add_to(CLI::App& app) {
-  app.footer("Each configuration: --repeats times the serial selection, its expansion into ancestors and the "
-             "parallel selection (without and with counts) on the same weights; rank 0 prints one JSON line per "
-             "(particles, scheme, sampler). Set OMP_NUM_THREADS for the thread count of an OpenMP Kokkos.");
+  app.footer(
+      "Each configuration: --repeats times the serial selection, its expansion into ancestors and the "
+      "parallel selection (without and with counts) on the same weights; rank 0 prints one JSON line per "
+      "(particles, scheme, sampler). Set OMP_NUM_THREADS for the thread count of an OpenMP Kokkos.");
   app.add_option("--particles,-n", particles, "Total particle counts N (N >= ranks); a comma list, e.g. 1e6,1e7")
       ->type_name("N,...")
       ->capture_default_str();
@@ -128,15 +129,12 @@ int SelectBench::run(MPI_Comm comm) const {
         Selection selection;
         SelectionShareResult share;
         for (int r = 0; r < reps; ++r) {
-          serial_s.push_back(timed(comm, [&] {
-            selection = select_offspring(scheme, in, comm);
-          }));
+          serial_s.push_back(timed(comm, [&] { selection = select_offspring(scheme, in, comm); }));
           expand_s.push_back(timed(comm, [&] { expand(selection.counts, ancestors); }));
           counts_buffer = std::move(selection.counts);
           parallel_s.push_back(timed(comm, [&] { share = select_offspring_parallel(Exec(), pin, comm, ws); }));
-          counts_s.push_back(timed(comm, [&] {
-            share = select_offspring_parallel(Exec(), pin, comm, ws, with_counts);
-          }));
+          counts_s.push_back(
+              timed(comm, [&] { share = select_offspring_parallel(Exec(), pin, comm, ws, with_counts); }));
         }
         // The parallel selection must be the serial one.
         selection = select_offspring(scheme, in, comm);
@@ -166,8 +164,8 @@ int SelectBench::run(MPI_Comm comm) const {
             {"parallel_with_counts", &counts_s}};
         for (const auto& [name, seconds] : timings)
           line += ",\"" + std::string(name) + "_ns_per_particle\":" + json_number(median(*seconds) * per) + ",\"" +
-                  name + "_min_ns_per_particle\":" +
-                  json_number(*std::min_element(seconds->begin(), seconds->end()) * per);
+                  name +
+                  "_min_ns_per_particle\":" + json_number(*std::min_element(seconds->begin(), seconds->end()) * per);
         line += ",\"serial_to_parallel_ratio\":" + json_number(median(with_ancestors) / median(parallel_s)) +
                 ",\"serial_to_parallel_with_counts_ratio\":" + json_number(median(with_ancestors) / median(counts_s)) +
                 ",\"loadavg\":" + json_string(load) + ",\"date\":" + json_string(date) +

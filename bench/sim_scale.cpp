@@ -35,14 +35,17 @@ std::uint64_t ceil_log2(std::uint64_t n) {
   return bits;
 }
 
-
 // Systematic / stratified: the number of sample points P_j = T (j 2^53 + u_j) / (N 2^53) below the
 // wheel position x, i.e. the first j with T (j 2^53 + u_j) >= x N 2^53 (the rule of
 // framework/resample/selection.cpp). A double estimate brackets it, exact comparisons settle it.
 class EvenlySpacedPoints {
  public:
   EvenlySpacedPoints(bool stratified, std::uint64_t seed, std::uint64_t samples, u128 total)
-      : stratified_(stratified), seed_(seed), n_(samples), total_(total), denominator_(u128(samples) * kTwo53),
+      : stratified_(stratified),
+        seed_(seed),
+        n_(samples),
+        total_(total),
+        denominator_(u128(samples) * kTwo53),
         shared_(offset_bits(0)) {}
 
   std::uint64_t below(u128 x) const {
@@ -90,11 +93,11 @@ class EvenlySpacedPoints {
 // stay on their block, each has its ancestor on rank i with probability pi_i = W_i / W, all
 // independent. z(i, n) = (1 - pi_i)^n = P(none of n offspring descends from rank i).
 struct AnyToAny {
-  double moved = 0;          // E sum_k #{offspring of block k with a remote ancestor}
-  double pairs = 0;          // E #{(i -> k), i != k, with at least one particle}
-  double sends_max = 0;      // max_i E #{k != i : i -> k}
+  double moved = 0;                   // E sum_k #{offspring of block k with a remote ancestor}
+  double pairs = 0;                   // E #{(i -> k), i != k, with at least one particle}
+  double sends_max = 0;               // max_i E #{k != i : i -> k}
   double sources_plus_sends_max = 0;  // max_k E (#sources + #destinations)
-  double partners_max = 0;   // max_k E #{i != k : i -> k or k -> i}
+  double partners_max = 0;            // max_k E #{i != k : i -> k or k -> i}
 };
 
 AnyToAny any_to_any(const BlockDistribution& dist, const std::vector<std::uint64_t>& fixed) {
@@ -198,7 +201,8 @@ void SimScaleOptions::validate() const {
   if (particles.empty()) throw Error("--particles: no particle count given; expected at least one");
   for (auto p : ranks)
     if (p < 1 || p > kMaxRanks)
-      throw Error("--ranks: " + std::to_string(p) + " is out of range; expected 1 <= p <= " + std::to_string(kMaxRanks));
+      throw Error("--ranks: " + std::to_string(p) +
+                  " is out of range; expected 1 <= p <= " + std::to_string(kMaxRanks));
   for (auto n : particles) {
     if (n < 1 || n > kMaxParticles)
       throw Error("--particles: " + std::to_string(n) + " is out of range; expected 1 <= N <= 2^53");
@@ -208,11 +212,13 @@ void SimScaleOptions::validate() const {
                     " ranks; expected N >= p for every pair of --particles and --ranks");
   }
   if (!(weight_cv >= 0.0) || !std::isfinite(weight_cv))
-    throw Error("--weight-cv: " + std::to_string(weight_cv) + " is not a coefficient of variation; expected a finite value >= 0");
+    throw Error("--weight-cv: " + std::to_string(weight_cv) +
+                " is not a coefficient of variation; expected a finite value >= 0");
   if (tolerances.empty()) throw Error("--balance-tolerance: no tolerance given; expected at least one");
   for (double tau : tolerances) BalanceOptions{tau, {}}.validate(1);  // throws naming --balance-tolerance
   if (state_bytes < 1) throw Error("--state-bytes: 0; expected at least 1 byte per particle state");
-  if (!rng::seed_is_valid(seed)) throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
+  if (!rng::seed_is_valid(seed))
+    throw Error("--seed: " + std::to_string(seed) + " is out of range; expected 0 <= seed < 2^56");
   if (scheme != "systematic" && scheme != "stratified" && scheme != "multinomial")
     throw Error("--scheme: unknown scheme '" + scheme + "'; expected systematic, stratified or multinomial");
 }
@@ -314,7 +320,8 @@ SimScaleMetrics rebalance_metrics(const Layout& to, const std::vector<std::uint6
 SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks, std::uint64_t particles,
                              bool keep_destinations) {
   const auto start = std::chrono::steady_clock::now();
-  if (ranks < 1 || ranks > kMaxRanks) throw Error("sim-scale: rank count " + std::to_string(ranks) + " is out of range");
+  if (ranks < 1 || ranks > kMaxRanks)
+    throw Error("sim-scale: rank count " + std::to_string(ranks) + " is out of range");
   const BlockDistribution dist(particles, static_cast<int>(ranks));
   const std::size_t p = static_cast<std::size_t>(ranks);
   const double n = static_cast<double>(particles), pd = static_cast<double>(p);
@@ -417,16 +424,14 @@ std::string to_json(const SimScaleOptions& options, const SimScalePoint& point, 
       << ",\"bytes_moved\":" << number(m.bytes_moved) << ",\"collective_bytes_max\":" << number(m.collective_bytes_max)
       << ",\"collective_bytes_total\":" << number(m.collective_bytes_total)
       << ",\"balance_tolerance\":" << number(m.balance_tolerance)
-      << ",\"load_max_over_mean\":" << number(m.load_max_over_mean)
-      << ",\"lower_bound\":" << point.lower_bound << ",\"max_deviation\":" << point.max_deviation
-      << ",\"sim_seconds\":" << number(point.seconds) << "}";
+      << ",\"load_max_over_mean\":" << number(m.load_max_over_mean) << ",\"lower_bound\":" << point.lower_bound
+      << ",\"max_deviation\":" << point.max_deviation << ",\"sim_seconds\":" << number(point.seconds) << "}";
   return out.str();
 }
 
 void SimScaleCommand::add_to(CLI::App& app) {
   const CLI::Validator count(parse_count, "COUNT", "count");
-  app.add_option("--ranks,-p", options.ranks,
-                 "Rank counts p to simulate (list; 1e4, 2^16 and 10^8 forms accepted)")
+  app.add_option("--ranks,-p", options.ranks, "Rank counts p to simulate (list; 1e4, 2^16 and 10^8 forms accepted)")
       ->delimiter(',')
       ->transform(count)
       ->capture_default_str();

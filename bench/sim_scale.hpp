@@ -20,8 +20,8 @@
 //     and particles moved are those of framework/resample/rebalance_plan.hpp's RebalancePlan, rank by
 //     rank (realised values for this draw), to the layout choose_layout picks within each
 //     --balance-tolerance tau (framework/resample/layout_choice.hpp; tau = 0: the blocks); tau > 0
-//     adds an allgather of the p offspring counts to the collectives. Work = sample points a rank touches: c_k + ceil(log2 N)
-//     (scalable) or N (algorithm1).
+//     adds an allgather of the p offspring counts to the collectives. Work = sample points a rank touches: c_k +
+//     ceil(log2 N) (scalable) or N (algorithm1).
 //   - allgather and gather-root (the naive baselines, as in the paper's sec. 2.1): analytic
 //     expectations given the W_k. Offspring stay fixed to the block distribution and each draws its
 //     ancestor independently with probability W_i / W (multinomial in sample order, or the alias
@@ -42,10 +42,10 @@ namespace rsmc::bench {
 struct SimScaleOptions {
   std::vector<std::uint64_t> ranks{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536};
   std::vector<std::uint64_t> particles{1000000ULL, 100000000ULL, 10000000000ULL};
-  double weight_cv = 1.0;          // coefficient of variation of one particle's weight
-  std::uint64_t state_bytes = 8;   // bytes of one particle's state
+  double weight_cv = 1.0;         // coefficient of variation of one particle's weight
+  std::uint64_t state_bytes = 8;  // bytes of one particle's state
   std::uint64_t seed = 1;
-  std::string scheme = "systematic";  // systematic, stratified or multinomial
+  std::string scheme = "systematic";    // systematic, stratified or multinomial
   std::vector<double> tolerances{0.0};  // --balance-tolerance: one scalable/algorithm1 line per tau
 
   // Throws rsmc::Error naming the option and what was expected.
@@ -55,18 +55,18 @@ struct SimScaleOptions {
 // The cost of one resampling step for one implementation at one (p, N). Values are exact counts for
 // scalable / algorithm1 (realised for the simulated draw) and expectations for the baselines.
 struct SimScaleMetrics {
-  std::string impl;                   // "scalable", "algorithm1", "allgather", "gather-root"
-  bool expected = false;              // true: analytic expectation given the W_k
+  std::string impl;                    // "scalable", "algorithm1", "allgather", "gather-root"
+  bool expected = false;               // true: analytic expectation given the W_k
   double work_max = 0, work_mean = 0;  // per-rank work in particle-sized items (sample points + foreign weights)
-  double messages = 0;                // point-to-point messages carrying particles (or requests), all ranks
-  double messages_sent_max = 0;       // most such messages one rank sends
-  double partners_max = 0;            // most distinct ranks one rank exchanges particles with
-  double particles_moved = 0;         // particle states sent to another rank
-  double bytes_moved = 0;             // bytes of the particle exchange (states + ids / headers)
-  double collective_bytes_max = 0;    // most bytes one rank receives in the weight / ancestor collectives
-  double collective_bytes_total = 0;  // the same, summed over ranks
-  double balance_tolerance = 0;       // tau of the layout rebalancing moved to (baselines: 0, the blocks)
-  double load_max_over_mean = 1;      // the most particles one rank holds afterwards, over N / p
+  double messages = 0;                 // point-to-point messages carrying particles (or requests), all ranks
+  double messages_sent_max = 0;        // most such messages one rank sends
+  double partners_max = 0;             // most distinct ranks one rank exchanges particles with
+  double particles_moved = 0;          // particle states sent to another rank
+  double bytes_moved = 0;              // bytes of the particle exchange (states + ids / headers)
+  double collective_bytes_max = 0;     // most bytes one rank receives in the weight / ancestor collectives
+  double collective_bytes_total = 0;   // the same, summed over ranks
+  double balance_tolerance = 0;        // tau of the layout rebalancing moved to (baselines: 0, the blocks)
+  double load_max_over_mean = 1;       // the most particles one rank holds afterwards, over N / p
 };
 
 // One simulated (p, N): the draw, and the four implementations' metrics.

@@ -79,19 +79,27 @@ Options parse(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) usage_error("option " + a + " needs a value");
     const std::string v = argv[++i];
-    if (a == "--mode") o.mode = v;
-    else if (a == "--particles") o.particles = static_cast<std::uint64_t>(std::stod(v));
-    else if (a == "--steps") o.steps = std::stoi(v);
-    else if (a == "--repeats") o.repeats = std::stoi(v);
-    else if (a == "--seed") o.seed = std::stoull(v);
-    else if (a == "--draws") o.draws = v == "on_the_fly" ? Draws::on_the_fly : Draws::pregenerated;
-    else if (a == "--clock") g_cpu_clock = v == "cpu";
-    else usage_error("unknown option " + a);
+    if (a == "--mode")
+      o.mode = v;
+    else if (a == "--particles")
+      o.particles = static_cast<std::uint64_t>(std::stod(v));
+    else if (a == "--steps")
+      o.steps = std::stoi(v);
+    else if (a == "--repeats")
+      o.repeats = std::stoi(v);
+    else if (a == "--seed")
+      o.seed = std::stoull(v);
+    else if (a == "--draws")
+      o.draws = v == "on_the_fly" ? Draws::on_the_fly : Draws::pregenerated;
+    else if (a == "--clock")
+      g_cpu_clock = v == "cpu";
+    else
+      usage_error("unknown option " + a);
   }
-  if (o.particles < kBatch || o.steps < 1 || o.repeats < 1) usage_error("need --particles >= 512, --steps >= 1, --repeats >= 1");
+  if (o.particles < kBatch || o.steps < 1 || o.repeats < 1)
+    usage_error("need --particles >= 512, --steps >= 1, --repeats >= 1");
   return o;
 }
-
 
 std::string load_average() {
   std::ifstream f("/proc/loadavg");
@@ -168,10 +176,11 @@ void run_filter(const Options& o) {
   const double seconds = seconds_now() - start;
   auto states = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), filter.states());
   hash.add(states.data(), o.particles * sizeof(double));
-  std::printf("%s,\"steps\":%d,\"seconds\":%.6g,\"ns_per_particle_step\":%.4g,\"log_likelihood\":%.17g,"
-              "\"fallbacks\":%d,\"hash\":\"%016llx\"}\n",
-              head("run", o).c_str(), o.steps, seconds, seconds / (double(o.particles) * o.steps) * 1e9, log_likelihood,
-              fallbacks, static_cast<unsigned long long>(hash.h));
+  std::printf(
+      "%s,\"steps\":%d,\"seconds\":%.6g,\"ns_per_particle_step\":%.4g,\"log_likelihood\":%.17g,"
+      "\"fallbacks\":%d,\"hash\":\"%016llx\"}\n",
+      head("run", o).c_str(), o.steps, seconds, seconds / (double(o.particles) * o.steps) * 1e9, log_likelihood,
+      fallbacks, static_cast<unsigned long long>(hash.h));
   std::fflush(stdout);
 }
 
@@ -219,11 +228,12 @@ void run_pieces(const Options& o) {
   const double b2 = time([&] { f.pass_b<true>(wheel); });
   int t = 3;
   const double full = time([&] { f.step<D>(static_cast<std::uint32_t>(t++), yt); });
-  std::printf("%s,\"repeats\":%d,\"ns_philox_uniforms\":%.4g,\"ns_propagate\":%.4g,\"ns_weights\":%.4g,"
-              "\"ns_sums\":%.4g,\"ns_fixed_weights\":%.4g,\"ns_pass_a\":%.4g,\"ns_host_reduce\":%.4g,"
-              "\"ns_select\":%.4g,\"ns_offspring_stores\":%.4g,\"ns_pass_b\":%.4g,\"ns_full_step\":%.4g,\"sink\":%g}\n",
-              head("pieces", o).c_str(), o.repeats, draws, a1, a2 - a1, a3 - a2, a4 - a3, a4, reduce, b1, b2 - b1, b2,
-              full, host);
+  std::printf(
+      "%s,\"repeats\":%d,\"ns_philox_uniforms\":%.4g,\"ns_propagate\":%.4g,\"ns_weights\":%.4g,"
+      "\"ns_sums\":%.4g,\"ns_fixed_weights\":%.4g,\"ns_pass_a\":%.4g,\"ns_host_reduce\":%.4g,"
+      "\"ns_select\":%.4g,\"ns_offspring_stores\":%.4g,\"ns_pass_b\":%.4g,\"ns_full_step\":%.4g,\"sink\":%g}\n",
+      head("pieces", o).c_str(), o.repeats, draws, a1, a2 - a1, a3 - a2, a4 - a3, a4, reduce, b1, b2 - b1, b2, full,
+      host);
   std::fflush(stdout);
 }
 
@@ -295,11 +305,11 @@ void run_sums(const Options& o) {
     }
     return static_cast<double>(lo) + static_cast<double>(hi);
   });
-  std::printf("%s,\"repeats\":%d,\"ns_plain_double\":%.4g,\"ns_binned\":%.4g,\"ns_binned_with_product\":%.4g,"
-              "\"ns_exact_sum_bins\":%.4g,\"ns_fixed_point_with_conversion\":%.4g,\"ns_fixed_point_adds\":%.4g,"
-              "\"sink\":%g}\n",
-              head("sums", o).c_str(), o.repeats, plain, binned, binned_products, exact_bins, fixed_convert, fixed_adds,
-              sink);
+  std::printf(
+      "%s,\"repeats\":%d,\"ns_plain_double\":%.4g,\"ns_binned\":%.4g,\"ns_binned_with_product\":%.4g,"
+      "\"ns_exact_sum_bins\":%.4g,\"ns_fixed_point_with_conversion\":%.4g,\"ns_fixed_point_adds\":%.4g,"
+      "\"sink\":%g}\n",
+      head("sums", o).c_str(), o.repeats, plain, binned, binned_products, exact_bins, fixed_convert, fixed_adds, sink);
   std::fflush(stdout);
 }
 
@@ -336,15 +346,17 @@ void run_accuracy(const Options& o, double offset) {
     const double mean = s1.to_double() / s0.to_double();
     for (std::size_t i = 0; i < o.particles; ++i) sq.add(w[i] * (next(i) - mean) * (next(i) - mean));
     const double two_pass = sq.to_double() / s0.to_double();
-    const auto plain = exact::one_pass_moments(0.0, b0.to_double_double(), b1.to_double_double(), b2.to_double_double());
+    const auto plain =
+        exact::one_pass_moments(0.0, b0.to_double_double(), b1.to_double_double(), b2.to_double_double());
     worst_shifted = std::max(worst_shifted, std::fabs(r.variance - two_pass) / two_pass);
     worst_plain = std::max(worst_plain, std::fabs(plain.variance - two_pass) / two_pass);
     worst_mean = std::max(worst_mean, std::fabs(r.mean - mean) / std::max(std::fabs(mean), 1e-300));
     (void)ref;
   }
-  std::printf("%s,\"offset\":%g,\"steps\":%d,\"max_rel_error_variance_about_previous_mean\":%.3g,"
-              "\"max_rel_error_variance_about_zero\":%.3g,\"max_rel_error_mean\":%.3g}\n",
-              head("accuracy", o).c_str(), offset, o.steps, worst_shifted, worst_plain, worst_mean);
+  std::printf(
+      "%s,\"offset\":%g,\"steps\":%d,\"max_rel_error_variance_about_previous_mean\":%.3g,"
+      "\"max_rel_error_variance_about_zero\":%.3g,\"max_rel_error_mean\":%.3g}\n",
+      head("accuracy", o).c_str(), offset, o.steps, worst_shifted, worst_plain, worst_mean);
   std::fflush(stdout);
 }
 

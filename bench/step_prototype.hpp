@@ -121,12 +121,12 @@ constexpr int kSegment = kBatch / kSegments;
 
 // The systematic points of one step and F(C) = #{j < N : T (j + U) < C N}, exactly.
 struct SystematicWheel {
-  std::uint64_t n = 0;      // N
-  u128 total = 0;           // T
-  std::uint64_t u = 0;      // U 2^53, 53 bits
-  double ratio = 0.0;       // N / T, rounded
-  double offset = 0.0;      // U, exact
-  double tolerance = 0.0;   // bound on |estimate - exact| of F's real-valued argument
+  std::uint64_t n = 0;     // N
+  u128 total = 0;          // T
+  std::uint64_t u = 0;     // U 2^53, 53 bits
+  double ratio = 0.0;      // N / T, rounded
+  double offset = 0.0;     // U, exact
+  double tolerance = 0.0;  // bound on |estimate - exact| of F's real-valued argument
 
   SystematicWheel(std::uint64_t particles, u128 t, std::uint64_t u53) : n(particles), total(t), u(u53) {
     ratio = static_cast<double>(n) / exact::to_double(t);
@@ -238,10 +238,10 @@ class SvStepPrototype {
     }
     std::uint64_t lo_sum = 0, hi_sum = 0;
     for (int i = 0; i < count; ++i) {
-      rng::CounterStream s = D == Draws::pregenerated
-                                 ? rng::CounterStream(seed, rng::Purpose::propagate, step, first + i, pre,
-                                                      static_cast<std::uint32_t>(i))
-                                 : rng::CounterStream(seed, rng::Purpose::propagate, step, first + i);
+      rng::CounterStream s =
+          D == Draws::pregenerated
+              ? rng::CounterStream(seed, rng::Purpose::propagate, step, first + i, pre, static_cast<std::uint32_t>(i))
+              : rng::CounterStream(seed, rng::Purpose::propagate, step, first + i);
       const double xi = m.transition(x[first + i], s);
       next[first + i] = xi;
       if (S < kWeigh) continue;
@@ -286,8 +286,8 @@ class SvStepPrototype {
   // Pass B: the selection only (F into counts_, for timing) or with the offspring stores into x_.
   template <bool Stores>
   void pass_b(const SystematicWheel& wheel) const {
-    auto x = next_;      // pass A's new states
-    auto out = x_;       // offspring go back into x (pass A read it before)
+    auto x = next_;  // pass A's new states
+    auto out = x_;   // offspring go back into x (pass A read it before)
     auto fixed = fixed_;
     auto start = batch_start_;
     auto counts = counts_;
@@ -305,8 +305,8 @@ class SvStepPrototype {
   // (vectorised), exact only where the estimate is within its error bound of an integer (rarely, and
   // then the batch's exact 128-bit prefix is recomputed); then the offspring stores.
   template <bool Stores>
-  static void batch_b(const SystematicWheel& wh, u128 c_start, std::size_t first, int count,
-                      const double* __restrict x, const std::uint64_t* __restrict fixed, double* __restrict out,
+  static void batch_b(const SystematicWheel& wh, u128 c_start, std::size_t first, int count, const double* __restrict x,
+                      const std::uint64_t* __restrict fixed, double* __restrict out,
                       std::uint64_t* __restrict counts_out) {
     alignas(64) double c[kBatch];
     alignas(64) std::uint64_t counts[kBatch];
@@ -373,8 +373,8 @@ class SvStepPrototype {
     double increment = 0.0;  // log-likelihood increment
     double ess = 0.0;
     double mean = 0.0, variance = 0.0;
-    double shift = 0.0;      // the weights' shift (the bound, or the fallback)
-    bool fallback = false;   // the bound was missing or useless: pass A ran twice
+    double shift = 0.0;     // the weights' shift (the bound, or the fallback)
+    bool fallback = false;  // the bound was missing or useless: pass A ran twice
   };
 
   // Below this largest weight the bound is useless: the fixed-point weights would keep too few bits
@@ -462,7 +462,7 @@ class SvStepPrototype {
   std::size_t batches_;
   Kokkos::View<double*, Memory> x_, next_;
   Kokkos::View<std::uint64_t*, Memory> fixed_;
-  Kokkos::View<std::uint64_t*, Memory> counts_;  // F of every particle (pass B without stores: timing)
+  Kokkos::View<std::uint64_t*, Memory> counts_;       // F of every particle (pass B without stores: timing)
   Kokkos::View<std::uint64_t*, Memory> batch_fixed_;  // per batch: sums of the low and high halves
   Kokkos::View<u128*, Memory> batch_start_;
   double reference_ = 0.0;

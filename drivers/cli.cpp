@@ -51,20 +51,22 @@ int run(int argc, char** argv, MPI_Comm comm) {
   std::string models;
   for (const auto& name : rsmc::drivers::model_names()) models += "  " + name + "\n";
   CLI::App app{std::string("rsmc ") + rsmc::drivers::kVersion +
-               ": reproducible distributed Sequential Monte Carlo (particle filters).\n"
-               "Run under MPI, e.g. `mpiexec -n 4 rsmc filter --particles 1000000`; results are bitwise\n"
-               "identical for any number of ranks.",
+                   ": reproducible distributed Sequential Monte Carlo (particle filters).\n"
+                   "Run under MPI, e.g. `mpiexec -n 4 rsmc filter --particles 1000000`; results are bitwise\n"
+                   "identical for any number of ranks.",
                "rsmc"};
   app.require_subcommand(1);
   app.set_version_flag("--version", rsmc::drivers::kVersion);
   rsmc::drivers::FilterCommand filter;
-  CLI::App* filter_app = app.add_subcommand("filter", "Run a bootstrap particle filter and report the "
-                                                      "log-likelihood, ESS and filtered moments");
+  CLI::App* filter_app = app.add_subcommand("filter",
+                                            "Run a bootstrap particle filter and report the "
+                                            "log-likelihood, ESS and filtered moments");
   filter.add_to(*filter_app);
   filter_app->footer("Models:\n" + models);
   rsmc::drivers::SimulateCommand simulate;
-  CLI::App* simulate_app = app.add_subcommand("simulate", "Simulate observations from a model into a CSV or "
-                                                          "HDF5 file");
+  CLI::App* simulate_app = app.add_subcommand("simulate",
+                                              "Simulate observations from a model into a CSV or "
+                                              "HDF5 file");
   simulate.add_to(*simulate_app);
   simulate_app->footer("Models:\n" + models);
   CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
@@ -88,20 +90,24 @@ int run(int argc, char** argv, MPI_Comm comm) {
       add_bench<rsmc::bench::MemoryBench>(
           *bench_app, "memory",
           "Measure the peak resident bytes per particle of one filter run (one size per process)")};
-  CLI::App* models_app = app.add_subcommand("models", "List the models and their parameters (with defaults), "
-                                                      "settable under [parameters] in a --config file");
+  CLI::App* models_app = app.add_subcommand("models",
+                                            "List the models and their parameters (with defaults), "
+                                            "settable under [parameters] in a --config file");
   rsmc::drivers::InfoCommand info;
-  CLI::App* info_app = app.add_subcommand("info", "Describe a result file, a checkpoint (verifying its checksums), a "
-                                                  "trace, a smoothed file or an observations file");
+  CLI::App* info_app = app.add_subcommand("info",
+                                          "Describe a result file, a checkpoint (verifying its checksums), a "
+                                          "trace, a smoothed file or an observations file");
   info.add_to(*info_app);
   rsmc::drivers::SmoothCommand smooth;
-  CLI::App* smooth_app = app.add_subcommand("smooth", "Smoothed means and variances from a trace file (rsmc filter "
-                                                      "--trace) by genealogy tracing");
+  CLI::App* smooth_app = app.add_subcommand("smooth",
+                                            "Smoothed means and variances from a trace file (rsmc filter "
+                                            "--trace) by genealogy tracing");
   smooth.add_to(*smooth_app);
   rsmc::bench::SimScaleCommand sim_scale;
   CLI::App* sim_scale_app = app.add_subcommand(
-      "sim-scale", "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
-                   "allocating particles (JSON lines; docs/sim-scale.md)");
+      "sim-scale",
+      "Model the communication of one resampling for up to 65,536 ranks and 10^10 particles, without "
+      "allocating particles (JSON lines; docs/sim-scale.md)");
   sim_scale.add_to(*sim_scale_app);
 
   try {
@@ -129,7 +135,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
       return 0;
     }
     if (*sim_scale_app) return rank == 0 ? sim_scale.run() : 0;  // a model: no MPI work to share
-    if (*bench_app) {  // `rsmc bench` alone: list the benchmarks
+    if (*bench_app) {                                            // `rsmc bench` alone: list the benchmarks
       if (rank == 0) std::fputs(bench_app->help().c_str(), stdout);
       return 0;
     }

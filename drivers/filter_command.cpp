@@ -21,77 +21,91 @@ void FilterCommand::add_to(CLI::App& app) {
   app.add_option("--config", config_file,
                  "Run configuration (TOML): any option below as `key = value` with '-' written '_' (e.g. "
                  "ess_threshold = 0.9), model parameters under [parameters]; flags given on the command line win");
-  auto* o_model = app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
+  auto* o_model =
+      app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
   auto* o_particles = app.add_option("--particles,-n", particles,
                                      "Total number of particles N over all ranks (N >= ranks; integers may be "
                                      "written 1e6 or 2.5e5)")
                           ->transform(integer_notation(false))
                           ->capture_default_str();
   steps_option = app.add_option("--steps,-T", steps,
-                 "Number of observations to filter (default: all of --data, or " +
-                     std::to_string(kDefaultSimulatedSteps) + " simulated steps)")
+                                "Number of observations to filter (default: all of --data, or " +
+                                    std::to_string(kDefaultSimulatedSteps) + " simulated steps)")
                      ->transform(integer_notation(true));
   auto* o_seed = app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")
                      ->transform(integer_notation(false))
                      ->capture_default_str();
   auto* o_ess = app.add_option("--ess-threshold", ess_threshold,
-                 "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
-      ->capture_default_str();
-  auto* o_resampling = app.add_option("--resampling", resampling,
-                 "Resampling scheme: multinomial, stratified, systematic or residual")
-      ->capture_default_str();
-  auto* o_resampler = app.add_option("--resampler", resampler,
-                 "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
-                 "multinomial only), allgather or gather-root (naive baselines, systematic only)")
-      ->capture_default_str();
-  auto* o_local = app.add_option("--local-sampler", local_sampler,
-                 "How the roulette resampler finds the ancestors of this rank's sample points: search (prefix "
-                 "sums + binary search), forest (Cutpoint + radix tree forest) or butterfly (butterfly partial "
-                 "sums) give identical results; alias draws each rank's offspring from an alias table "
-                 "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
-                 "counts; recorded in the result file)")
-      ->capture_default_str();
-  auto* o_invalid = app.add_option("--invalid-likelihood", invalid_likelihood,
-                 "What a NaN or +inf log-likelihood does: error (stop, naming the step and the lowest such global "
-                 "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
-                 "written to --output as invalid_likelihoods)")
-      ->capture_default_str();
-  auto* o_tolerance = app.add_option("--balance-tolerance", balance_tolerance,
-                 "Load tolerance tau >= 0 of the roulette resampler: after a resampling each rank holds between "
-                 "(1 - tau) and (1 + tau) times its target, in the contiguous layout that moves the fewest "
-                 "particles (0: the fixed block layout). Moves particles only; results are identical for any tau")
-      ->capture_default_str();
-  auto* o_capacity = app.add_option("--rank-capacity", rank_capacity,
-                 "Relative speed of each rank, for ranks of unequal capacity: p positive weights separated by "
-                 "commas, or a file holding them; rank k's target is N capacity_k / sum. Default: equal");
-  auto* o_data = app.add_option("--data", data,
-                 "Observations: a CSV file (header row, one column per component, empty field = missing) "
-                 "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
-                 "model with --seed");
-  auto* o_output = app.add_option("--output,-o", output, "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
-                                         "means and variances, resampling flags)");
+                               "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
+                    ->capture_default_str();
+  auto* o_resampling =
+      app.add_option("--resampling", resampling, "Resampling scheme: multinomial, stratified, systematic or residual")
+          ->capture_default_str();
+  auto* o_resampler =
+      app.add_option("--resampler", resampler,
+                     "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
+                     "multinomial only), allgather or gather-root (naive baselines, systematic only)")
+          ->capture_default_str();
+  auto* o_local =
+      app.add_option("--local-sampler", local_sampler,
+                     "How the roulette resampler finds the ancestors of this rank's sample points: search (prefix "
+                     "sums + binary search), forest (Cutpoint + radix tree forest) or butterfly (butterfly partial "
+                     "sums) give identical results; alias draws each rank's offspring from an alias table "
+                     "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
+                     "counts; recorded in the result file)")
+          ->capture_default_str();
+  auto* o_invalid =
+      app.add_option("--invalid-likelihood", invalid_likelihood,
+                     "What a NaN or +inf log-likelihood does: error (stop, naming the step and the lowest such global "
+                     "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
+                     "written to --output as invalid_likelihoods)")
+          ->capture_default_str();
+  auto* o_tolerance =
+      app.add_option("--balance-tolerance", balance_tolerance,
+                     "Load tolerance tau >= 0 of the roulette resampler: after a resampling each rank holds between "
+                     "(1 - tau) and (1 + tau) times its target, in the contiguous layout that moves the fewest "
+                     "particles (0: the fixed block layout). Moves particles only; results are identical for any tau")
+          ->capture_default_str();
+  auto* o_capacity =
+      app.add_option("--rank-capacity", rank_capacity,
+                     "Relative speed of each rank, for ranks of unequal capacity: p positive weights separated by "
+                     "commas, or a file holding them; rank k's target is N capacity_k / sum. Default: equal");
+  auto* o_data =
+      app.add_option("--data", data,
+                     "Observations: a CSV file (header row, one column per component, empty field = missing) "
+                     "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
+                     "model with --seed");
+  auto* o_output = app.add_option("--output,-o", output,
+                                  "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
+                                  "means and variances, resampling flags)");
   auto* o_overwrite = app.add_flag("--overwrite", overwrite,
                                    "Replace --output and --trace if they exist (otherwise an existing file is an "
                                    "error); never applies to checkpoints");
-  auto* o_every = app.add_option("--checkpoint-every", checkpoint_every,
-                 "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
-                 "checkpoints and stops with exit code 75)")
-      ->transform(integer_notation(true))
-      ->capture_default_str();
-  auto* o_dir = app.add_option("--checkpoint-dir", checkpoint_dir,
-                 "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
-                 "without --restart refuses a directory that already holds checkpoints")
-      ->capture_default_str();
-  auto* o_keep = app.add_option("--keep-checkpoints", keep_checkpoints, "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
-      ->transform(integer_notation(true))
-      ->capture_default_str();
-  auto* o_restart = app.add_option("--restart", restart,
-                 "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
-                 "ranks. Every option the checkpoint's run had and this command (or --config) does not give is "
-                 "taken from the checkpoint: model, [parameters], particles, steps, seed, ess-threshold, scheme, "
-                 "resampler, samplers, invalid-likelihood, data (not --balance-tolerance or --rank-capacity, "
-                 "which only place particles on ranks). Options given must agree with it: a run that differs in "
-                 "a way that changes results is refused");
+  auto* o_every =
+      app.add_option("--checkpoint-every", checkpoint_every,
+                     "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
+                     "checkpoints and stops with exit code 75)")
+          ->transform(integer_notation(true))
+          ->capture_default_str();
+  auto* o_dir =
+      app.add_option(
+             "--checkpoint-dir", checkpoint_dir,
+             "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
+             "without --restart refuses a directory that already holds checkpoints")
+          ->capture_default_str();
+  auto* o_keep =
+      app.add_option("--keep-checkpoints", keep_checkpoints,
+                     "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
+          ->transform(integer_notation(true))
+          ->capture_default_str();
+  auto* o_restart =
+      app.add_option("--restart", restart,
+                     "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
+                     "ranks. Every option the checkpoint's run had and this command (or --config) does not give is "
+                     "taken from the checkpoint: model, [parameters], particles, steps, seed, ess-threshold, scheme, "
+                     "resampler, samplers, invalid-likelihood, data (not --balance-tolerance or --rank-capacity, "
+                     "which only place particles on ranks). Options given must agree with it: a run that differs in "
+                     "a way that changes results is refused");
   auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
   auto* o_verbose = app.add_flag("--verbose,-v", verbose,
                                  "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
@@ -108,7 +122,8 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.integer("seed", seed, 0, o_seed);
   config_keys.number("ess_threshold", ess_threshold, 0.0, 1.0, true, o_ess);
   config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
-  config_keys.text("resampler", resampler, o_resampler, {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
+  config_keys.text("resampler", resampler, o_resampler,
+                   {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
   config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
   config_keys.text("invalid_likelihood", invalid_likelihood, o_invalid, {"error", "zero-weight"});
   config_keys.number("balance_tolerance", balance_tolerance, 0.0, 1000.0, false, o_tolerance);
@@ -141,11 +156,21 @@ std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char code[8];

@@ -29,21 +29,21 @@ struct FilterCommand {
   double ess_threshold = 0.5;
   std::string resampling = "systematic";  // scheme
   std::string resampler = "roulette";
-  std::string local_sampler = "search";  // the roulette resampler's local kernel
-  std::string invalid_likelihood = "error";  // NaN / +inf log-likelihoods: error or zero-weight
+  std::string local_sampler = "search";                 // the roulette resampler's local kernel
+  std::string invalid_likelihood = "error";             // NaN / +inf log-likelihoods: error or zero-weight
   double balance_tolerance = kDefaultBalanceTolerance;  // tau of the load band (framework/particles/load_band.hpp)
-  std::string rank_capacity;  // p weights (comma separated) or a file of them; empty: equal
-  std::string data;    // CSV or HDF5 observations; empty: simulate from the model
-  std::string output;  // HDF5 result file; empty: print the summary only
+  std::string rank_capacity;                            // p weights (comma separated) or a file of them; empty: equal
+  std::string data;                                     // CSV or HDF5 observations; empty: simulate from the model
+  std::string output;                                   // HDF5 result file; empty: print the summary only
   bool overwrite = false;
   bool quiet = false;
-  bool verbose = false;        // --verbose: time per phase and resampling traffic
-  bool show_progress = false;  // --progress: the progress line even off a terminal
-  long long checkpoint_every = 0;          // steps between checkpoints; 0: only on a signal
+  bool verbose = false;            // --verbose: time per phase and resampling traffic
+  bool show_progress = false;      // --progress: the progress line even off a terminal
+  long long checkpoint_every = 0;  // steps between checkpoints; 0: only on a signal
   std::string checkpoint_dir = "checkpoints";
-  long long keep_checkpoints = 2;          // the newest K checkpoints are kept
-  std::string restart;                     // a checkpoint file, or "latest" (in checkpoint_dir)
-  TraceOptions trace;                      // --trace, --trace-every
+  long long keep_checkpoints = 2;       // the newest K checkpoints are kept
+  std::string restart;                  // a checkpoint file, or "latest" (in checkpoint_dir)
+  TraceOptions trace;                   // --trace, --trace-every
   CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
 
   static constexpr int kDefaultSimulatedSteps = 50;

@@ -112,8 +112,8 @@ class FilterRun {
   void print_banner() const {
     if (!talk_) return;
     const FilterCommand& c = command_;
-    std::printf("rsmc %s filter: model %s (state dim %d), %llu particles on %d rank%s, %d steps, seed %llu\n",
-                kVersion, Model::name, model_.state_dim(), static_cast<unsigned long long>(options_.particles), ranks_,
+    std::printf("rsmc %s filter: model %s (state dim %d), %llu particles on %d rank%s, %d steps, seed %llu\n", kVersion,
+                Model::name, model_.state_dim(), static_cast<unsigned long long>(options_.particles), ranks_,
                 ranks_ == 1 ? "" : "s", steps_, static_cast<unsigned long long>(options_.seed));
     std::printf("observations: %s\n", c.data.empty() ? "simulated from the model (no --data given)" : c.data.c_str());
     std::printf("resampling: %s scheme, %s resampler, %s local sampler%s\n", c.resampling.c_str(), c.resampler.c_str(),
@@ -152,8 +152,8 @@ class FilterRun {
     info.parameters = parameters_;
     // Without the rank count, so that the whole trace file is bitwise identical for any number of
     // ranks, except with a sampler whose results depend on it.
-    info.configuration = command_.configuration_text(info.p_invariant ? std::nullopt : std::optional<int>(ranks_),
-                                                     steps_);
+    info.configuration =
+        command_.configuration_text(info.p_invariant ? std::nullopt : std::optional<int>(ranks_), steps_);
     trace_writer_ = command_.trace.open(comm_, info, command_.overwrite);
     filter_->set_observer(trace_writer_.get());
     line_.emplace(rank_ == 0 && !command_.quiet && (command_.show_progress || ::isatty(STDERR_FILENO) == 1),
@@ -192,8 +192,8 @@ class FilterRun {
   int stop_on_signal(int signal) {
     stop_early();
     if (talk_)
-      std::printf("stopping after step %d on signal %d; restart with --restart latest (exit code %d)\n",
-                  progress_.step, signal, kExitCheckpointed);
+      std::printf("stopping after step %d on signal %d; restart with --restart latest (exit code %d)\n", progress_.step,
+                  signal, kExitCheckpointed);
     return kExitCheckpointed;
   }
 

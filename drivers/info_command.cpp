@@ -47,7 +47,8 @@ bool contains_any(const std::string& path, const std::vector<std::string>& needl
 // and refused without opening it. Result, smoothed and observation files have no such attributes.
 void refuse_unsealed_rsmc_file(const std::string& path) {
   if (contains_any(path, {"particle_checksum", "trace_format_version"}))
-    throw Error("rsmc info: '" + path + "' is an rsmc checkpoint or trace without a seal (written by an rsmc before "
+    throw Error("rsmc info: '" + path +
+                "' is an rsmc checkpoint or trace without a seal (written by an rsmc before "
                 "checkpoint format 2 and trace format 2, or damaged); it cannot be checked, so it is not opened");
 }
 
@@ -77,10 +78,14 @@ Kind hdf5_kind(const std::string& path) {
 // by their HDF5 contents. A file that starts with neither is "unknown" (HDF5 does not see it).
 Kind file_kind(const std::string& path) {
   switch (file_start(path)) {
-    case FileStart::sealed_checkpoint: return Kind::checkpoint;
-    case FileStart::sealed_trace: return Kind::trace;
-    case FileStart::plain_hdf5: return hdf5_kind(path);
-    case FileStart::other: break;
+    case FileStart::sealed_checkpoint:
+      return Kind::checkpoint;
+    case FileStart::sealed_trace:
+      return Kind::trace;
+    case FileStart::plain_hdf5:
+      return hdf5_kind(path);
+    case FileStart::other:
+      break;
   }
   return Kind::unknown;
 }
@@ -127,7 +132,8 @@ void print_result(const std::string& path) {
   const FilterResult r = read_result_file(path);
   const ResultAttributes a = read_result_attributes(path);
   std::printf("%s: rsmc filter result\n", path.c_str());
-  for (const auto& [key, value] : a.integers) std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
+  for (const auto& [key, value] : a.integers)
+    std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
   for (const auto& [key, value] : a.reals) std::printf("  %-21s %.6g\n", (key + ":").c_str(), value);
   std::printf("  log-likelihood:       %.10g\n%s", r.log_likelihood, series_summary(r).c_str());
   for (const auto& [key, value] : a.text) {
@@ -144,10 +150,11 @@ void print_checkpoint(const std::string& path) {
   read_checkpoint_block(MPI_COMM_SELF, path, c.info, 0, c.info.particles);
   std::printf("%s: rsmc checkpoint (format %lld, seal and checksums verified)\n", path.c_str(),
               static_cast<long long>(c.info.format_version));
-  std::printf("  model:                %s\n  step:                 %d\n  particles:            %llu\n"
-              "  state dimension:      %d\n  log-likelihood so far: %.10g\n",
-              c.info.model.c_str(), c.progress.step, static_cast<unsigned long long>(c.info.particles),
-              c.info.state_dim, c.progress.log_likelihood.to_double());
+  std::printf(
+      "  model:                %s\n  step:                 %d\n  particles:            %llu\n"
+      "  state dimension:      %d\n  log-likelihood so far: %.10g\n",
+      c.info.model.c_str(), c.progress.step, static_cast<unsigned long long>(c.info.particles), c.info.state_dim,
+      c.progress.log_likelihood.to_double());
   std::printf("%s  must match on restart:\n%s  configuration:\n%s", series_summary(c.progress.result).c_str(),
               indent(c.info.identity).c_str(), indent(c.info.configuration).c_str());
 }
@@ -156,9 +163,10 @@ void print_observations(const std::string& path) {
   const Observations y = read_observations(path);
   int missing = 0;
   for (int t = 1; t <= y.steps; ++t) missing += y.missing(t) ? 1 : 0;
-  std::printf("%s: observations\n  steps:                %d\n  components:           %d\n"
-              "  missing steps:        %d\n",
-              path.c_str(), y.steps, y.dim, missing);
+  std::printf(
+      "%s: observations\n  steps:                %d\n  components:           %d\n"
+      "  missing steps:        %d\n",
+      path.c_str(), y.steps, y.dim, missing);
 }
 
 // A list of steps, shortened in the middle when long.
@@ -182,10 +190,11 @@ void print_trace(const std::string& path) {
                        8.0 * n * static_cast<double>(h.resampled_steps.size());
   std::printf("%s: rsmc trace (format %lld; smooth it with rsmc smooth)\n", path.c_str(),
               static_cast<long long>(kTraceFormatVersion));
-  std::printf("  model:                %s\n  particles:            %llu\n  state dimension:      %d\n"
-              "  steps covered:        1..%d\n  trace every:          %d\n  p_invariant:          %d\n",
-              h.info.model.c_str(), static_cast<unsigned long long>(h.info.particles), h.info.state_dim, h.info.steps,
-              h.info.every, h.info.p_invariant ? 1 : 0);
+  std::printf(
+      "  model:                %s\n  particles:            %llu\n  state dimension:      %d\n"
+      "  steps covered:        1..%d\n  trace every:          %d\n  p_invariant:          %d\n",
+      h.info.model.c_str(), static_cast<unsigned long long>(h.info.particles), h.info.state_dim, h.info.steps,
+      h.info.every, h.info.p_invariant ? 1 : 0);
   std::printf("  clouds (%zu):%s\n  resamplings (%zu):%s\n  particle data:        %.4g MB\n  configuration:\n%s",
               h.cloud_steps.size(), step_list(h.cloud_steps).c_str(), h.resampled_steps.size(),
               step_list(h.resampled_steps).c_str(), bytes / 1e6, indent(h.info.configuration).c_str());
@@ -194,12 +203,13 @@ void print_trace(const std::string& path) {
 void print_smoothed(const std::string& path) {
   const SmoothedFile s = read_smoothed_file(path);
   const SmoothedMoments& m = s.moments;
-  std::printf("%s: rsmc smoothed moments\n  model:                %s\n  from trace:           %s\n"
-              "  method:               %s\n  particles:            %llu\n  state dimension:      %d\n"
-              "  steps (%zu):%s\n  final step ESS:       %.1f\n",
-              path.c_str(), s.model.c_str(), s.trace_path.c_str(), s.method.c_str(),
-              static_cast<unsigned long long>(m.particles), m.state_dim, m.steps.size(), step_list(m.steps).c_str(),
-              m.final_ess);
+  std::printf(
+      "%s: rsmc smoothed moments\n  model:                %s\n  from trace:           %s\n"
+      "  method:               %s\n  particles:            %llu\n  state dimension:      %d\n"
+      "  steps (%zu):%s\n  final step ESS:       %.1f\n",
+      path.c_str(), s.model.c_str(), s.trace_path.c_str(), s.method.c_str(),
+      static_cast<unsigned long long>(m.particles), m.state_dim, m.steps.size(), step_list(m.steps).c_str(),
+      m.final_ess);
   if (!m.steps.empty())
     std::printf("  distinct ancestors:   %llu at step %d, %llu at step %d\n",
                 static_cast<unsigned long long>(m.distinct_ancestors.front()), m.steps.front(),
@@ -210,7 +220,9 @@ void print_smoothed(const std::string& path) {
 }  // namespace
 
 void InfoCommand::add_to(CLI::App& app) {
-  app.add_option("file", file, "A result file, a checkpoint, a trace, a smoothed file, or an observations file (.csv, .h5)")->required();
+  app.add_option("file", file,
+                 "A result file, a checkpoint, a trace, a smoothed file, or an observations file (.csv, .h5)")
+      ->required();
 }
 
 int InfoCommand::run(MPI_Comm comm) const {
@@ -222,16 +234,23 @@ int InfoCommand::run(MPI_Comm comm) const {
       throw Error("rsmc info: cannot open '" + file + "'");
     }
     switch (file_kind(file)) {
-      case Kind::checkpoint: return print_checkpoint(file);
-      case Kind::result: return print_result(file);
-      case Kind::observations: return print_observations(file);
-      case Kind::trace: return print_trace(file);
-      case Kind::smoothed: return print_smoothed(file);
-      case Kind::unknown: break;
+      case Kind::checkpoint:
+        return print_checkpoint(file);
+      case Kind::result:
+        return print_result(file);
+      case Kind::observations:
+        return print_observations(file);
+      case Kind::trace:
+        return print_trace(file);
+      case Kind::smoothed:
+        return print_smoothed(file);
+      case Kind::unknown:
+        break;
     }
-    throw Error("rsmc info: '" + file +
-                "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected a sealed "
-                "checkpoint or trace, HDF5 with /ess or /observations, or a .csv)");
+    throw Error(
+        "rsmc info: '" + file +
+        "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected a sealed "
+        "checkpoint or trace, HDF5 with /ess or /observations, or a .csv)");
   });
   return 0;
 }

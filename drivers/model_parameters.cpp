@@ -32,8 +32,7 @@ long long ModelParameters::integer(const std::string& name, long long fallback) 
   return it->second.integer;
 }
 
-long long ModelParameters::integer(const std::string& name, long long fallback, long long min,
-                                   long long max) const {
+long long ModelParameters::integer(const std::string& name, long long fallback, long long min, long long max) const {
   const long long value = integer(name, fallback);
   if (has(name) && (value < min || value > max))
     bad(name, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
@@ -95,8 +94,8 @@ void ModelParameters::Reader::operator()(const RealMatrix& p) const {
 std::string ModelParameters::describe() const {
   std::string out;
   for (const auto& [name, value] : values_)  // std::map: sorted by key
-    out += name + " = " + (value.type == config::TomlValue::Type::string ? "\"" + value.text + "\"" : value.text) +
-           "\n";
+    out +=
+        name + " = " + (value.type == config::TomlValue::Type::string ? "\"" + value.text + "\"" : value.text) + "\n";
   return out;
 }
 

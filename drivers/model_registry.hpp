@@ -24,8 +24,8 @@ class ModelParameters;
 struct ModelEntry {
   std::string name;
   std::string summary;
-  std::vector<ParameterRow> parameters;  // name, default and meaning, from the parameter declarations
-  std::function<int(FilterCommand&, MPI_Comm)> filter;      // runs `rsmc filter` with this model
+  std::vector<ParameterRow> parameters;                 // name, default and meaning, from the parameter declarations
+  std::function<int(FilterCommand&, MPI_Comm)> filter;  // runs `rsmc filter` with this model
   std::function<int(SimulateCommand&, MPI_Comm)> simulate;  // runs `rsmc simulate` with this model
   // Builds the model from [parameters] and discards it: the checks of a configuration without a run
   // (throws rsmc::Error naming the parameter, as the commands do).

@@ -13,8 +13,12 @@ class ProgressLine {
  public:
   // `enabled`: draw at all (rank 0, not --quiet, and a terminal or --progress).
   ProgressLine(bool enabled, int first_step, int last_step, std::uint64_t particles)
-      : enabled_(enabled), first_(first_step), last_(last_step), particles_(particles),
-        start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+      : enabled_(enabled),
+        first_(first_step),
+        last_(last_step),
+        particles_(particles),
+        start_(std::chrono::steady_clock::now()),
+        last_draw_(start_) {}
 
   void update(int step, double ess, double log_likelihood) {
     if (!enabled_) return;

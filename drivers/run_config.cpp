@@ -35,8 +35,8 @@ void ConfigBindings::number(const std::string& key, double& target, double min, 
                             CLI::Option* option) {
   bindings_.push_back(
       {key, option, [&target, key, min, max, min_open](const config::TomlDocument& doc, const config::TomlValue& v) {
-         const std::string expected = "a number in " + std::string(min_open ? "(" : "[") + number_text(min) + ", " +
-                                      number_text(max) + "]";
+         const std::string expected =
+             "a number in " + std::string(min_open ? "(" : "[") + number_text(min) + ", " + number_text(max) + "]";
          const bool numeric = v.type == config::TomlValue::Type::integer || v.type == config::TomlValue::Type::floating;
          const double x = v.floating;
          if (!numeric || !(min_open ? x > min : x >= min) || !(x <= max)) bad(doc, v, key, expected);
@@ -46,17 +46,18 @@ void ConfigBindings::number(const std::string& key, double& target, double min, 
 
 void ConfigBindings::text(const std::string& key, std::string& target, CLI::Option* option,
                           std::vector<std::string> choices) {
-  bindings_.push_back({key, option, [&target, key, choices](const config::TomlDocument& doc, const config::TomlValue& v) {
-                         std::string expected = "a string";
-                         if (!choices.empty()) {
-                           expected = "one of";
-                           for (const auto& c : choices) expected += " \"" + c + "\"";
-                         }
-                         if (v.type != config::TomlValue::Type::string) bad(doc, v, key, expected);
-                         if (!choices.empty() && std::find(choices.begin(), choices.end(), v.text) == choices.end())
-                           bad(doc, v, key, expected);
-                         target = v.text;
-                       }});
+  bindings_.push_back(
+      {key, option, [&target, key, choices](const config::TomlDocument& doc, const config::TomlValue& v) {
+         std::string expected = "a string";
+         if (!choices.empty()) {
+           expected = "one of";
+           for (const auto& c : choices) expected += " \"" + c + "\"";
+         }
+         if (v.type != config::TomlValue::Type::string) bad(doc, v, key, expected);
+         if (!choices.empty() && std::find(choices.begin(), choices.end(), v.text) == choices.end())
+           bad(doc, v, key, expected);
+         target = v.text;
+       }});
 }
 
 void ConfigBindings::boolean(const std::string& key, bool& target, CLI::Option* option) {

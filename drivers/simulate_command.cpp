@@ -13,14 +13,17 @@ void SimulateCommand::add_to(CLI::App& app) {
   app.add_option("--config", config_file,
                  "Run configuration (TOML, as for `rsmc filter --config`): model, steps, seed, output, overwrite and "
                  "[parameters]; other keys of a filter configuration are accepted and ignored");
-  auto* o_model = app.add_option("--model", model, "Model to simulate from (`rsmc models` lists them)")->capture_default_str();
+  auto* o_model =
+      app.add_option("--model", model, "Model to simulate from (`rsmc models` lists them)")->capture_default_str();
   auto* o_steps = app.add_option("--steps,-T", steps, "Number of observations T")
                       ->transform(integer_notation(true))
                       ->capture_default_str();
-  auto* o_seed = app.add_option("--seed", seed, "Seed, 0 <= seed < 2^56 (the same data as `rsmc filter` simulates without --data)")
-      ->transform(integer_notation(false))
-      ->capture_default_str();
-  auto* o_output = app.add_option("--output,-o", output, "Output file: .csv (header y1..ym) or .h5/.hdf5 (dataset 'observations')");
+  auto* o_seed =
+      app.add_option("--seed", seed, "Seed, 0 <= seed < 2^56 (the same data as `rsmc filter` simulates without --data)")
+          ->transform(integer_notation(false))
+          ->capture_default_str();
+  auto* o_output =
+      app.add_option("--output,-o", output, "Output file: .csv (header y1..ym) or .h5/.hdf5 (dataset 'observations')");
   auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists");
   config_keys.text("model", model, o_model);
   config_keys.integer("steps", steps, 1, o_steps);

@@ -1,6 +1,5 @@
 #include "drivers/smooth_command.hpp"
 
-
 #include <cstdio>
 
 #include "drivers/collective.hpp"
@@ -27,9 +26,10 @@ void SmoothCommand::add_to(CLI::App& app) {
       ->capture_default_str();
   app.add_flag("--overwrite", overwrite, "Replace --output if it exists");
   app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
-  app.footer("Genealogy-tracing smoother (Kitagawa 1996): the weighted particles of the last recorded step are "
-             "traced back through the ancestors of every resampling. Only the recorded steps are smoothed. Runs on "
-             "rank 0; memory about 8 (d + 4) N bytes. See docs/smoothing.md.");
+  app.footer(
+      "Genealogy-tracing smoother (Kitagawa 1996): the weighted particles of the last recorded step are "
+      "traced back through the ancestors of every resampling. Only the recorded steps are smoothed. Runs on "
+      "rank 0; memory about 8 (d + 4) N bytes. See docs/smoothing.md.");
 }
 
 int SmoothCommand::run(MPI_Comm comm) const {
@@ -46,8 +46,8 @@ int SmoothCommand::run(MPI_Comm comm) const {
     std::printf("smoothed %zu recorded steps (of 1..%d, every %d) of %s: model %s, %llu particles, state dim %d\n",
                 m.steps.size(), h.info.steps, h.info.every, trace.c_str(), h.info.model.c_str(),
                 static_cast<unsigned long long>(m.particles), m.state_dim);
-    std::printf("weights of step %d: ESS %.1f; distinct ancestors at step %d: %llu, at step %d: %llu\n",
-                m.final_step, m.final_ess, m.steps.front(), static_cast<unsigned long long>(m.distinct_ancestors.front()),
+    std::printf("weights of step %d: ESS %.1f; distinct ancestors at step %d: %llu, at step %d: %llu\n", m.final_step,
+                m.final_ess, m.steps.front(), static_cast<unsigned long long>(m.distinct_ancestors.front()),
                 m.final_step, static_cast<unsigned long long>(m.distinct_ancestors.back()));
     std::printf("wrote %s\n", output.c_str());
   });

@@ -34,8 +34,9 @@ void TraceOptions::validate(bool overwrite, Resampler resampler) const {
 
 void TraceOptions::refuse_restart() const {
   if (!path.empty())
-    throw Error("--trace: cannot be combined with --restart; a trace covers a run from step 1 (trace the whole "
-                "run, or run again from the start with --trace)");
+    throw Error(
+        "--trace: cannot be combined with --restart; a trace covers a run from step 1 (trace the whole "
+        "run, or run again from the start with --trace)");
 }
 
 std::unique_ptr<TraceWriter> TraceOptions::open(MPI_Comm comm, const TraceInfo& info, bool overwrite) const {

@@ -15,8 +15,8 @@
 namespace rsmc::drivers {
 
 struct TraceOptions {
-  std::string path;          // --trace; empty: no trace
-  long long every = 1;       // --trace-every
+  std::string path;     // --trace; empty: no trace
+  long long every = 1;  // --trace-every
   CLI::Option* every_option = nullptr;
 
   // Adds the options to `app` and their keys (trace, trace_every) to a --config file's bindings.

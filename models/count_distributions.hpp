@@ -1,7 +1,7 @@
 // Poisson, gamma and negative binomial variates, for the count models (models/sir_epidemic.hpp);
-// their log-probabilities are framework/model/densities.hpp's poisson_log and negative_binomial_log. RSMC_HOST_DEVICE: host, Kokkos kernels and raw CUDA kernels; no Kokkos,
-// no MPI, no allocation. Draws come from an rsmc::rng::Stream, so they are pure functions of the
-// stream's (seed, purpose, step, id) and position.
+// their log-probabilities are framework/model/densities.hpp's poisson_log and negative_binomial_log. RSMC_HOST_DEVICE:
+// host, Kokkos kernels and raw CUDA kernels; no Kokkos, no MPI, no allocation. Draws come from an rsmc::rng::Stream, so
+// they are pure functions of the stream's (seed, purpose, step, id) and position.
 //
 // poisson(s, lambda): Poisson(lambda); lambda <= 0 (or NaN) gives 0 without a draw.
 // - lambda < 10: Knuth's multiplication method (multiply uniforms until the product falls below

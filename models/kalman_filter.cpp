@@ -189,7 +189,8 @@ KalmanResult kalman_filter(const LinearGaussianParams& params, const Observation
       forward(L, w);
       double quad = 0.0;
       for (int a = 0; a < k; ++a) quad += w[a] * w[a];
-      const double increment = mvnormal_log(quad, mvnormal_log_normaliser(k, half_log_det_from_cholesky(L.v.data(), k)));
+      const double increment =
+          mvnormal_log(quad, mvnormal_log_normaliser(k, half_log_det_from_cholesky(L.v.data(), k)));
       result.log_likelihood_increment[static_cast<std::size_t>(t - 1)] = increment;
 
       // Gain K = P C_o' S^{-1} (d x k): row i of K solves S K_i' = (P C_o')_i'.
@@ -238,7 +239,8 @@ KalmanResult rts_smoother(const LinearGaussianParams& params, const Observations
   const Mat Q = from_vector(params.Q, d, d);
   for (int t = T - 1; t >= 1; --t) {  // entry t - 1 is step t; entry t holds the smoothed step t + 1
     const std::vector<double> m_f(out.mean.begin() + (t - 1) * d, out.mean.begin() + t * d);
-    const Mat P_f = from_vector(std::vector<double>(out.covariance.begin() + (t - 1) * dd, out.covariance.begin() + t * dd), d, d);
+    const Mat P_f =
+        from_vector(std::vector<double>(out.covariance.begin() + (t - 1) * dd, out.covariance.begin() + t * dd), d, d);
     Mat P_pred = multiply_bt(multiply(A, P_f), A);
     for (std::size_t k = 0; k < dd; ++k) P_pred.v[k] += Q.v[k];
     symmetrise(P_pred);
@@ -262,7 +264,8 @@ KalmanResult rts_smoother(const LinearGaussianParams& params, const Observations
       for (int j = 0; j < d; ++j) am += A(i, j) * m_f[j];
       dm[i] = out.mean[t * d + i] - am;
     }
-    Mat dP = from_vector(std::vector<double>(out.covariance.begin() + t * dd, out.covariance.begin() + (t + 1) * dd), d, d);
+    Mat dP =
+        from_vector(std::vector<double>(out.covariance.begin() + t * dd, out.covariance.begin() + (t + 1) * dd), d, d);
     for (std::size_t k = 0; k < dd; ++k) dP.v[k] -= P_pred.v[k];
     Mat P_s = multiply_bt(multiply(G, dP), G);
     for (std::size_t k = 0; k < dd; ++k) P_s.v[k] += P_f.v[k];

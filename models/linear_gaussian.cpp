@@ -84,8 +84,8 @@ void check_spd(const char* what, const std::vector<double>& a, int n, std::vecto
   const int failed = cholesky(a, n, l, &bad);
   if (failed >= 0) {
     std::ostringstream msg;
-    msg << prefix() << what << " is not symmetric positive definite (Cholesky pivot " << failed << " is "
-        << number(bad) << "); expected a symmetric positive definite " << n << " x " << n << " matrix";
+    msg << prefix() << what << " is not symmetric positive definite (Cholesky pivot " << failed << " is " << number(bad)
+        << "); expected a symmetric positive definite " << n << " x " << n << " matrix";
     throw Error(msg.str());
   }
   if (factor) *factor = std::move(l);
@@ -107,8 +107,7 @@ std::vector<double> lower_inverse(const std::vector<double>& l, int n) {
 
 }  // namespace
 
-LinearGaussianParams LinearGaussianParams::local_level(double sigma_eta2, double sigma_eps2, double a1,
-                                                       double p1) {
+LinearGaussianParams LinearGaussianParams::local_level(double sigma_eta2, double sigma_eps2, double a1, double p1) {
   LinearGaussianParams p;
   p.d = 1;
   p.m = 1;

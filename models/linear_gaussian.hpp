@@ -55,7 +55,7 @@ namespace rsmc::models {
 // A run file gives the matrices; d is the number of rows of A, m the number of rows of C.
 struct LinearGaussianParams : ParameterSet<LinearGaussianParams> {
   static constexpr const char* model = "linear_gaussian";
-  int d, m;                          // state and observation dimension
+  int d, m;  // state and observation dimension
   std::vector<double> A, Q, C, R, m0, P0;
   LinearGaussianParams() { reset(); }
   template <class Declare>
@@ -125,8 +125,7 @@ class LinearGaussian {
   }
 
   // to ~ N(A from, Q): to = A from + chol(Q) z. `to` and `from` must not alias.
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/,
-                                   rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
     affine_plus_noise(a_, d_, from, nullptr, lq_, d_, to, rng);
   }
 
@@ -147,8 +146,7 @@ class LinearGaussian {
   }
 
   // y ~ N(C x, R): y = C x + chol(R) z. `x` and `y` must not alias.
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
-                                             rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
     affine_plus_noise(c_, d_, x, nullptr, lr_, m_, y, rng);
   }
 
@@ -158,9 +156,8 @@ class LinearGaussian {
   // standard normals z drawn in order. z is kept in `out` until consumed (see the header comment).
   // `out` is a state or an observation.
   template <class Out>
-  RSMC_HOST_DEVICE static void affine_plus_noise(const double* b, int cols, ConstStateView src,
-                                                 const double* offset, const double* l, int rows, Out out,
-                                                 rng::Stream& rng) {
+  RSMC_HOST_DEVICE static void affine_plus_noise(const double* b, int cols, ConstStateView src, const double* offset,
+                                                 const double* l, int rows, Out out, rng::Stream& rng) {
     for (int i = 0; i < rows; ++i) out[i] = rng.normal();
     for (int i = rows - 1; i >= 0; --i) {
       const double* lrow = l + i * rows;
@@ -175,16 +172,16 @@ class LinearGaussian {
     }
   }
 
-  Kokkos::View<double*> device_;                 // packed kernel data (default memory space)
+  Kokkos::View<double*> device_;                   // packed kernel data (default memory space)
   Kokkos::View<double*, Kokkos::HostSpace> host_;  // packed A, Q, C, R, m0, P0 for params()
-  const double* a_ = nullptr;     // d x d  A
-  const double* lq_ = nullptr;    // d x d  chol(Q), lower
-  const double* c_ = nullptr;     // m x d  C
-  const double* lr_ = nullptr;    // m x m  chol(R), lower
-  const double* minv_ = nullptr;  // m x m  chol(R)^{-1}, lower
-  const double* mc_ = nullptr;    // m x d  chol(R)^{-1} C
-  const double* m0_ = nullptr;    // d      m0
-  const double* l0_ = nullptr;    // d x d  chol(P0), lower
+  const double* a_ = nullptr;                      // d x d  A
+  const double* lq_ = nullptr;                     // d x d  chol(Q), lower
+  const double* c_ = nullptr;                      // m x d  C
+  const double* lr_ = nullptr;                     // m x m  chol(R), lower
+  const double* minv_ = nullptr;                   // m x m  chol(R)^{-1}, lower
+  const double* mc_ = nullptr;                     // m x d  chol(R)^{-1} C
+  const double* m0_ = nullptr;                     // d      m0
+  const double* l0_ = nullptr;                     // d x d  chol(P0), lower
   int d_ = 0;
   int m_ = 0;
   double log_norm_ = 0.0;  // -m/2 log(2 pi) - sum_i log chol(R)_ii

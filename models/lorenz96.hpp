@@ -143,8 +143,7 @@ class Lorenz96 {
     return sum;
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
-                                             rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
     for (int j = 0; j < m_; ++j) y[j] = x[j * p_.obs_every] + p_.obs_sd * rng.normal();
   }
 

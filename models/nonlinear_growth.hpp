@@ -82,8 +82,7 @@ class NonlinearGrowth {
     return normal_log(y[0], p_.kappa * x[0] * x[0], p_.r, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
-                                             rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
     y[0] = p_.kappa * x[0] * x[0] + sdr_ * rng.normal();
   }
 

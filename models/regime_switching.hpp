@@ -122,8 +122,7 @@ class RegimeSwitching {
     return normal_log_sd(y[0], x[kX], obs_sd_, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
-                                             rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
     y[0] = x[kX] + obs_sd_ * rng.normal();
   }
 

@@ -123,8 +123,7 @@ class SirEpidemic {
                                                        : negative_binomial_log(y[0], mean, p_.k);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
-                                             rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
     const double mean = p_.rho * x[kIncidence];
     y[0] = p_.observation == CountObservation::poisson ? counts::poisson(rng, mean)
                                                        : counts::negative_binomial(rng, mean, p_.k);

@@ -13,6 +13,8 @@ packages=(
   # The sanitizer and fuzzing stages of scripts/test.sh (scripts/build-sanitize.sh): clang 14 and
   # its compiler-rt, which holds the ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer*.a).
   clang-14 libclang-rt-14-dev
+  # scripts/format.sh (test.sh's stage 0 checks that the sources match .clang-format)
+  clang-format-14
 )
 # For the SLURM tests only (tests/slurm: job scripts on a private localhost controller, shellcheck);
 # optional: when they cannot be installed those tests are skipped. The tests start their own munged,

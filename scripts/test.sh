@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, in five stages; each stage's failure fails the script.
+# The whole test suite, in six stages; each stage's failure fails the script.
+#   0. the C++ sources match .clang-format (scripts/format.sh --check)
 #   1. the regular build (Debian's Kokkos 3.4 Serial; with CUDA kernels when nvcc is present) and all
 #      of CTest: unit, MPI (1-8 ranks, oversubscribed), command-line, fuzz-corpus replay and CUDA
 #      tests (CUDA tests report "skipped" without a GPU)
@@ -15,7 +16,7 @@
 #      through Kokkos' nvcc_wrapper in build-cuda/, then installed and examples/random_walk built
 #      against the install. Nothing runs (no GPU here). Skipped, saying so, only when nvcc is absent.
 #
-#   scripts/test.sh [STAGE...]    STAGE: regular sanitize fuzz openmp cuda (default: all, in this order)
+#   scripts/test.sh [STAGE...]    STAGE: format regular sanitize fuzz openmp cuda (default: all, in this order)
 #
 # Stages 4 and 5 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
 # RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
@@ -89,7 +90,7 @@ kokkos_cuda() {
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
 }
-all_stages=(regular sanitize fuzz openmp cuda)
+all_stages=(format regular sanitize fuzz openmp cuda)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
 for s in "${selected[@]}"; do
@@ -98,6 +99,7 @@ done
 bash scripts/install-deps.sh
 for s in "${selected[@]}"; do
   case $s in
+    format) stage "0 formatting" bash scripts/format.sh --check ;;
     regular) stage "1 regular build + ctest" regular ;;
     sanitize) stage "2 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
     fuzz) stage "3 fuzzing" bash scripts/fuzz.sh ;;

@@ -64,12 +64,12 @@ struct DoubleDouble {
 namespace binned {
 
 constexpr int kFolds = 3;
-constexpr int kWidth = 40;                // bits per level
-constexpr int kMaxDeposits = 1 << 11;     // per fold between spills (see "exactness")
-constexpr int kMinLevel = -24;            // u_2 = 2^-1051 at the lowest level
-constexpr int kMaxLevel = 22;             // terms up to 2^880; m_0 = 921
-constexpr int kEmpty = kMinLevel - 1;     // the level of a sum without finite terms
-constexpr int kLanes = 8;                 // independent accumulators in add(x, n): 2 AVX2 vectors
+constexpr int kWidth = 40;             // bits per level
+constexpr int kMaxDeposits = 1 << 11;  // per fold between spills (see "exactness")
+constexpr int kMinLevel = -24;         // u_2 = 2^-1051 at the lowest level
+constexpr int kMaxLevel = 22;          // terms up to 2^880; m_0 = 921
+constexpr int kEmpty = kMinLevel - 1;  // the level of a sum without finite terms
+constexpr int kLanes = 8;              // independent accumulators in add(x, n): 2 AVX2 vectors
 
 // m_k, the exponent of fold k's anchor 1.5 * 2^(m_k), at `level`.
 RSMC_HOST_DEVICE constexpr int anchor_exponent(int level, int fold) { return kWidth * (level - fold) + 41; }
@@ -92,7 +92,7 @@ RSMC_HOST_DEVICE int level_for(double amax) {
   const int biased = static_cast<int>(bits >> 52);
   if (biased == 0) return kMinLevel;  // 0 and subnormals
   const bool power_of_two = (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
-  const int need = biased - 1023 + (power_of_two ? 0 : 1);  // amax <= 2^need
+  const int need = biased - 1023 + (power_of_two ? 0 : 1);                          // amax <= 2^need
   const int level = need > 0 ? (need + kWidth - 1) / kWidth : -((-need) / kWidth);  // ceil(need / 40)
   return level < kMinLevel ? kMinLevel : level;
 }
@@ -114,12 +114,12 @@ RSMC_VECTOR_INLINE void deposit(double& s0, double& s1, double& s2, double x) {
 }  // namespace binned
 
 struct BinnedSum {
-  int level;                                  // binned::kEmpty until the first finite term
-  std::int32_t deposits;                      // since the last spill (<= binned::kMaxDeposits)
-  double fold[binned::kFolds];                // 1.5 * 2^(m_k) + d_k (meaningless while empty)
-  detail::i128 spill[binned::kFolds];         // spilled d_k, in units of u_k = 2^(m_k - 52)
-  ExactSum rare;                              // terms beyond 2^880, +-inf, NaN: exact / counted
-  std::int64_t reserved;                      // always 0: no tail padding, so equal sums have equal bytes
+  int level;                           // binned::kEmpty until the first finite term
+  std::int32_t deposits;               // since the last spill (<= binned::kMaxDeposits)
+  double fold[binned::kFolds];         // 1.5 * 2^(m_k) + d_k (meaningless while empty)
+  detail::i128 spill[binned::kFolds];  // spilled d_k, in units of u_k = 2^(m_k - 52)
+  ExactSum rare;                       // terms beyond 2^880, +-inf, NaN: exact / counted
+  std::int64_t reserved;               // always 0: no tail padding, so equal sums have equal bytes
 
   RSMC_HOST_DEVICE void clear() {
     level = binned::kEmpty;
@@ -133,7 +133,9 @@ struct BinnedSum {
   }
 
   // The folds' anchors 1.5 * 2^(m_k) at `level`.
-  RSMC_HOST_DEVICE static double anchor(int level, int k) { return 1.5 * binned::pow2(binned::anchor_exponent(level, k)); }
+  RSMC_HOST_DEVICE static double anchor(int level, int k) {
+    return 1.5 * binned::pow2(binned::anchor_exponent(level, k));
+  }
 
   // Moves d_k into spill_k and resets the folds to their anchors. d_k is a multiple of u_k below
   // 2^(m_k - 2) in magnitude, so d_k / u_k is an integer below 2^50: exact conversions.
@@ -283,7 +285,8 @@ struct BinnedSum {
   }
 };
 
-static_assert(std::is_trivially_copyable<BinnedSum>::value, "BinnedSum must be trivially copyable (raw-byte transport)");
+static_assert(std::is_trivially_copyable<BinnedSum>::value,
+              "BinnedSum must be trivially copyable (raw-byte transport)");
 static_assert(sizeof(BinnedSum) == 32 + 16 * binned::kFolds + sizeof(ExactSum) + 8, "BinnedSum must have no padding");
 
 }  // namespace rsmc::exact

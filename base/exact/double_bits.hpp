@@ -35,11 +35,11 @@ RSMC_HOST_DEVICE double double_from_bits(std::uint64_t u) {
 // x = +-mantissa * 2^(position - 1074), mantissa < 2^53 (with the hidden bit; subnormals have
 // none), position = max(biased - 1, 0) in [0, 2045]. biased == 0x7ff: inf (fraction 0) or NaN.
 struct DoubleParts {
-  unsigned biased;          // the biased exponent, 0..0x7ff
-  std::uint64_t fraction;   // the 52 stored mantissa bits
-  std::uint64_t mantissa;   // fraction plus the hidden bit of normal numbers
-  int position;             // the weight of the mantissa's lowest bit, in units of 2^-1074
-  std::int64_t sign_mask;   // 0 for +, -1 for -: (v ^ sign_mask) - sign_mask is +-v, branch-free
+  unsigned biased;         // the biased exponent, 0..0x7ff
+  std::uint64_t fraction;  // the 52 stored mantissa bits
+  std::uint64_t mantissa;  // fraction plus the hidden bit of normal numbers
+  int position;            // the weight of the mantissa's lowest bit, in units of 2^-1074
+  std::int64_t sign_mask;  // 0 for +, -1 for -: (v ^ sign_mask) - sign_mask is +-v, branch-free
 };
 
 RSMC_HOST_DEVICE DoubleParts double_parts(std::uint64_t bits) {

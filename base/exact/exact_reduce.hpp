@@ -91,9 +91,7 @@ void reduce_exact(const std::string& label, std::size_t n, int nsums, const AddT
   const std::size_t chunks = (n + chunk - 1) / chunk;
   if (chunks == 0 || nsums <= 0) return;
   using Memory = typename ExecutionSpace::memory_space;
-  const auto shape = [&](const char* what) {
-    return Kokkos::view_alloc(Kokkos::WithoutInitializing, label + what);
-  };
+  const auto shape = [&](const char* what) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label + what); };
   Kokkos::View<ExactSum**, Kokkos::LayoutRight, Memory> partial(shape("::partial"), chunks,
                                                                 static_cast<std::size_t>(nsums));
   const std::size_t fronts = chunks * static_cast<std::size_t>(nsums);

@@ -80,7 +80,7 @@ struct ExactSum {
   // units of 2^-1074, which lies in digit 65); digit 66 is the signed top limb for carries.
   static constexpr int kLimbs = 67;
   static constexpr int kTop = kLimbs - 1;
-  static constexpr int kOffset = 1074;  // limb[0] has weight 2^-1074, the smallest subnormal
+  static constexpr int kOffset = 1074;                    // limb[0] has weight 2^-1074, the smallest subnormal
   static constexpr std::uint32_t kMaxPending = 1u << 20;  // see "Carry bound" above
   enum NonFinite { kPosInf = 0, kNegInf = 1, kNaN = 2 };
 
@@ -138,12 +138,11 @@ struct ExactSum {
     const U128 u = v < 0 ? static_cast<U128>(-v) : static_cast<U128>(v);
     const int k = pos >> 5;
     const int s = pos & 31;
-    const U128 lo = u << s;                                                          // bits 0..127
+    const U128 lo = u << s;                                                        // bits 0..127
     const std::uint64_t top = s ? static_cast<std::uint64_t>(u >> (128 - s)) : 0;  // bits 128..158
-    const std::uint64_t digit[5] = {static_cast<std::uint64_t>(lo) & 0xffffffffu,
-                                    static_cast<std::uint64_t>(lo >> 32) & 0xffffffffu,
-                                    static_cast<std::uint64_t>(lo >> 64) & 0xffffffffu,
-                                    static_cast<std::uint64_t>(lo >> 96), top};
+    const std::uint64_t digit[5] = {
+        static_cast<std::uint64_t>(lo) & 0xffffffffu, static_cast<std::uint64_t>(lo >> 32) & 0xffffffffu,
+        static_cast<std::uint64_t>(lo >> 64) & 0xffffffffu, static_cast<std::uint64_t>(lo >> 96), top};
     for (int j = 0; j < 5; ++j) limb[k + j] += (static_cast<std::int64_t>(digit[j]) ^ neg) - neg;
   }
 
@@ -189,7 +188,7 @@ struct ExactSum {
     std::int64_t carry = 0;
     for (int k = 0; k < kTop; ++k) {
       const std::int64_t v = limb[k] + carry;
-      carry = v >> 32;                       // floor(v / 2^32)
+      carry = v >> 32;                         // floor(v / 2^32)
       limb[k] = v & std::int64_t{0xffffffff};  // v - carry * 2^32, in [0, 2^32)
     }
     limb[kTop] += carry;
@@ -237,12 +236,12 @@ struct ExactSum {
     if (msb <= 52) {
       // An integer m < 2^53 times 2^-1074: exactly representable (subnormal, or the smallest
       // binade), and the bit pattern of m * 2^-1074 is m itself.
-      const std::uint64_t m = static_cast<std::uint64_t>(t.limb[0]) |
-                              (h >= 1 ? static_cast<std::uint64_t>(t.limb[1]) << 32 : 0);
+      const std::uint64_t m =
+          static_cast<std::uint64_t>(t.limb[0]) | (h >= 1 ? static_cast<std::uint64_t>(t.limb[1]) << 32 : 0);
       return detail::double_from_bits(sign | m);
     }
     // 53-bit mantissa = bits [shift, shift+52]; round bit at shift-1; sticky = bits below it.
-    int shift = msb - 52;  // >= 1
+    int shift = msb - 52;                    // >= 1
     std::uint64_t mant = t.window64(shift);  // bits above msb are zero, so mant < 2^53
     const int rpos = shift - 1;
     const bool round_bit = (t.limb[rpos >> 5] >> (rpos & 31)) & 1;
@@ -277,8 +276,7 @@ struct ExactSum {
 
 static_assert(std::is_trivial<ExactSum>::value, "ExactSum must be trivial (raw-byte transport)");
 static_assert(std::is_standard_layout<ExactSum>::value, "ExactSum must be standard layout");
-static_assert(sizeof(ExactSum) == sizeof(std::int64_t) * (ExactSum::kLimbs + 4),
-              "ExactSum must have no padding");
+static_assert(sizeof(ExactSum) == sizeof(std::int64_t) * (ExactSum::kLimbs + 4), "ExactSum must have no padding");
 
 }  // namespace exact
 }  // namespace rsmc

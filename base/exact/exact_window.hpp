@@ -24,8 +24,8 @@
 namespace rsmc::exact {
 
 struct ExactSumWindow {
-  static constexpr int kBelow = 40;                      // window starts this many bits below the first term
-  static constexpr int kSpan = 53;                       // shifts 0..kSpan fit
+  static constexpr int kBelow = 40;                     // window starts this many bits below the first term
+  static constexpr int kSpan = 53;                      // shifts 0..kSpan fit
   static constexpr std::uint32_t kMaxTerms = 1u << 20;  // terms between flushes
   // Highest base: 2045 (the largest double's position) - kBelow = 2005 < 32 * (kTop - 3) = 2016, as
   // ExactSum::add_fixed requires.

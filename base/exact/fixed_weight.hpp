@@ -47,22 +47,22 @@ constexpr double kFixedWeightUnderflow = -45.5;
 // e = exp(log_weight - max_log_weight) (the filter's weight-sum pass does): the same bits, one exp
 // less. `e` is read only where fixed_weight would call exp, so it may be anything elsewhere.
 RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double max_log_weight, double e) {
-    constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
-    constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
-    if (!(log_weight > -HUGE_VAL)) return 0;  // -inf, NaN
-    const double d = log_weight - max_log_weight;
-    if (!(d < 0.0)) return d >= 0.0 ? kMax : 0;  // the maximum (or a violated precondition); NaN
-    if (d < kFixedWeightUnderflow) return 0;
-    const double scaled = e * kTwo64;   // exact scaling by a power of two
-    if (scaled >= kTwo64) return kMax;  // exp(d) rounded to 1 for tiny |d|
-    if (scaled < 1.0) return 0;
-    // scaled in [1, 2^64): truncation is floor. Converted without a branch on scaled >= 2^63 (which
-    // the compiler's own double-to-uint64 conversion takes, and which random weights mispredict half
-    // the time): subtracting 2^63 from a double in [2^63, 2^64) is exact, and so is the int64 cast.
-    constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact
-    const std::uint64_t high = scaled >= kTwo63 ? 1 : 0;
-    const double low_part = scaled - kTwo63 * static_cast<double>(high);
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(low_part)) | (high << 63);
+  constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
+  constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
+  if (!(log_weight > -HUGE_VAL)) return 0;           // -inf, NaN
+  const double d = log_weight - max_log_weight;
+  if (!(d < 0.0)) return d >= 0.0 ? kMax : 0;  // the maximum (or a violated precondition); NaN
+  if (d < kFixedWeightUnderflow) return 0;
+  const double scaled = e * kTwo64;   // exact scaling by a power of two
+  if (scaled >= kTwo64) return kMax;  // exp(d) rounded to 1 for tiny |d|
+  if (scaled < 1.0) return 0;
+  // scaled in [1, 2^64): truncation is floor. Converted without a branch on scaled >= 2^63 (which
+  // the compiler's own double-to-uint64 conversion takes, and which random weights mispredict half
+  // the time): subtracting 2^63 from a double in [2^63, 2^64) is exact, and so is the int64 cast.
+  constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact
+  const std::uint64_t high = scaled >= kTwo63 ? 1 : 0;
+  const double low_part = scaled - kTwo63 * static_cast<double>(high);
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(low_part)) | (high << 63);
 }
 
 namespace fixed_weight_detail {
@@ -70,16 +70,16 @@ namespace fixed_weight_detail {
 // floor(t) for 0 <= t < 2^51: t rounded to an integer by adding and subtracting 2^52, minus one where
 // that rounded up. No conversion instruction (not vectorisable on x86 before AVX-512).
 RSMC_VECTOR_INLINE double floor_small(double t) {
-    const double r = (t + 0x1p52) - 0x1p52;
-    return r > t ? r - 1.0 : r;
+  const double r = (t + 0x1p52) - 0x1p52;
+  return r > t ? r - 1.0 : r;
 }
 
 // The integer value of an integer-valued double 0 <= v < 2^52, from the mantissa of v + 2^52.
 RSMC_VECTOR_INLINE std::uint64_t small_integer_bits(double v) {
-    std::uint64_t u;
-    const double shifted = v + 0x1p52;
-    std::memcpy(&u, &shifted, sizeof u);
-    return u & ((std::uint64_t{1} << 52) - 1);
+  std::uint64_t u;
+  const double shifted = v + 0x1p52;
+  std::memcpy(&u, &shifted, sizeof u);
+  return u & ((std::uint64_t{1} << 52) - 1);
 }
 
 }  // namespace fixed_weight_detail
@@ -90,17 +90,17 @@ RSMC_VECTOR_INLINE std::uint64_t small_integer_bits(double v) {
 // split exactly into its 32-bit halves: t = w 2^32, hi = floor(t), lo = floor((t - hi) 2^32), and
 // t - hi and both scalings are exact).
 RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
-    using fixed_weight_detail::floor_small;
-    using fixed_weight_detail::small_integer_bits;
-    const double below_one = w < 1.0 ? w : 0.0;  // two unconditional selects, no short-circuit branch
-    const double t = (below_one > 0.0 ? below_one : 0.0) * 0x1p32;  // [0, 2^32); NaN gives 0
-    const double hi = floor_small(t);
-    const double lo = floor_small((t - hi) * 0x1p32);
-    // w >= 1 gives 2^64 - 1: both halves all ones, selected as doubles (a select of 64-bit integers on
-    // a floating-point condition has no SSE2 instruction, and the baseline build would not vectorise).
-    const bool top = w >= 1.0;
-    const double all_ones = 4294967295.0;  // 2^32 - 1
-    return (small_integer_bits(top ? all_ones : hi) << 32) | small_integer_bits(top ? all_ones : lo);
+  using fixed_weight_detail::floor_small;
+  using fixed_weight_detail::small_integer_bits;
+  const double below_one = w < 1.0 ? w : 0.0;                     // two unconditional selects, no short-circuit branch
+  const double t = (below_one > 0.0 ? below_one : 0.0) * 0x1p32;  // [0, 2^32); NaN gives 0
+  const double hi = floor_small(t);
+  const double lo = floor_small((t - hi) * 0x1p32);
+  // w >= 1 gives 2^64 - 1: both halves all ones, selected as doubles (a select of 64-bit integers on
+  // a floating-point condition has no SSE2 instruction, and the baseline build would not vectorise).
+  const bool top = w >= 1.0;
+  const double all_ones = 4294967295.0;  // 2^32 - 1
+  return (small_integer_bits(top ? all_ones : hi) << 32) | small_integer_bits(top ? all_ones : lo);
 }
 
 // floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf
@@ -109,9 +109,9 @@ RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
 // log_weight, which gives 0). A violated log_weight > max_log_weight clamps to 2^64 - 1.
 // exp is computed only where it matters (not for -inf, the maximum, or d < kFixedWeightUnderflow).
 RSMC_HOST_DEVICE std::uint64_t fixed_weight(double log_weight, double max_log_weight) {
-    const double d = log_weight - max_log_weight;
-    const bool needs_exp = log_weight > -HUGE_VAL && d < 0.0 && d >= kFixedWeightUnderflow;
-    return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? exp(d) : 0.0);
+  const double d = log_weight - max_log_weight;
+  const bool needs_exp = log_weight > -HUGE_VAL && d < 0.0 && d >= kFixedWeightUnderflow;
+  return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? exp(d) : 0.0);
 }
 
 }  // namespace rsmc::exact

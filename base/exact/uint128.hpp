@@ -29,7 +29,7 @@ __extension__ using u128 = unsigned __int128;
 
 // A 256-bit unsigned integer, value = sum_k w[k] * 2^(64 k) (little-endian words).
 struct U256 {
-    std::uint64_t w[4];
+  std::uint64_t w[4];
 };
 
 namespace u128_detail {
@@ -40,9 +40,9 @@ RSMC_HOST_DEVICE std::uint64_t hi64(u128 x) { return static_cast<std::uint64_t>(
 // Number of leading zero bits of a non-zero 64-bit word.
 RSMC_HOST_DEVICE int clz64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
-    return __clzll(static_cast<long long>(x));
+  return __clzll(static_cast<long long>(x));
 #else
-    return __builtin_clzll(x);
+  return __builtin_clzll(x);
 #endif
 }
 
@@ -59,39 +59,38 @@ RSMC_HOST_DEVICE double pow2(int e) { return double_from_bits(static_cast<std::u
 // The exact 256-bit product a * b (schoolbook on 64-bit halves; each partial product is a 64 x 64
 // -> 128-bit multiplication, and the carries are propagated explicitly).
 RSMC_HOST_DEVICE U256 mul_wide(u128 a, u128 b) {
-    const u128 a0 = u128_detail::lo64(a), a1 = u128_detail::hi64(a);
-    const u128 b0 = u128_detail::lo64(b), b1 = u128_detail::hi64(b);
-    const u128 p00 = a0 * b0;  // weight 2^0
-    const u128 p01 = a0 * b1;  // weight 2^64
-    const u128 p10 = a1 * b0;  // weight 2^64
-    const u128 p11 = a1 * b1;  // weight 2^128
-    // Column of weight 2^64: three 64-bit terms, the sum fits in 66 bits, so no u128 overflow.
-    const u128 mid =
-        static_cast<u128>(u128_detail::hi64(p00)) + u128_detail::lo64(p01) + u128_detail::lo64(p10);
-    // Column of weight 2^128: the carry of `mid` (<= 2), the high halves of p01 and p10 and the low
-    // half of p11, four terms below 2^64 (sum < 2^66). Its high word and the high half of p11 make
-    // the top word.
-    const u128 top_lo = static_cast<u128>(u128_detail::hi64(mid)) + u128_detail::hi64(p01) +
-                        u128_detail::hi64(p10) + u128_detail::lo64(p11);
-    U256 r;
-    r.w[0] = u128_detail::lo64(p00);
-    r.w[1] = u128_detail::lo64(mid);
-    r.w[2] = u128_detail::lo64(top_lo);
-    r.w[3] = u128_detail::hi64(p11) + u128_detail::hi64(top_lo);  // the full product is < 2^256: no overflow
-    return r;
+  const u128 a0 = u128_detail::lo64(a), a1 = u128_detail::hi64(a);
+  const u128 b0 = u128_detail::lo64(b), b1 = u128_detail::hi64(b);
+  const u128 p00 = a0 * b0;  // weight 2^0
+  const u128 p01 = a0 * b1;  // weight 2^64
+  const u128 p10 = a1 * b0;  // weight 2^64
+  const u128 p11 = a1 * b1;  // weight 2^128
+  // Column of weight 2^64: three 64-bit terms, the sum fits in 66 bits, so no u128 overflow.
+  const u128 mid = static_cast<u128>(u128_detail::hi64(p00)) + u128_detail::lo64(p01) + u128_detail::lo64(p10);
+  // Column of weight 2^128: the carry of `mid` (<= 2), the high halves of p01 and p10 and the low
+  // half of p11, four terms below 2^64 (sum < 2^66). Its high word and the high half of p11 make
+  // the top word.
+  const u128 top_lo = static_cast<u128>(u128_detail::hi64(mid)) + u128_detail::hi64(p01) + u128_detail::hi64(p10) +
+                      u128_detail::lo64(p11);
+  U256 r;
+  r.w[0] = u128_detail::lo64(p00);
+  r.w[1] = u128_detail::lo64(mid);
+  r.w[2] = u128_detail::lo64(top_lo);
+  r.w[3] = u128_detail::hi64(p11) + u128_detail::hi64(top_lo);  // the full product is < 2^256: no overflow
+  return r;
 }
 
 // -1, 0 or +1 as x <, ==, > y.
 RSMC_HOST_DEVICE int compare(const U256& x, const U256& y) {
-    for (int k = 3; k >= 0; --k) {
-        if (x.w[k] != y.w[k]) return x.w[k] < y.w[k] ? -1 : 1;
-    }
-    return 0;
+  for (int k = 3; k >= 0; --k) {
+    if (x.w[k] != y.w[k]) return x.w[k] < y.w[k] ? -1 : 1;
+  }
+  return 0;
 }
 
 // The sign of a * b - c * d (-1, 0, +1), computed exactly.
 RSMC_HOST_DEVICE int compare_products(u128 a, u128 b, u128 c, u128 d) {
-    return compare(mul_wide(a, b), mul_wide(c, d));
+  return compare(mul_wide(a, b), mul_wide(c, d));
 }
 
 // x rounded to the nearest double, ties to even (x = 2^128 - 1 gives 2^128, a finite double).
@@ -103,25 +102,25 @@ RSMC_HOST_DEVICE int compare_products(u128 a, u128 b, u128 c, u128 d) {
 // same round bit and the same "anything below it" as the rounding of x would. The result is then
 // scaled by a power of two, which is exact.
 RSMC_HOST_DEVICE double to_double(u128 x) {
-    const std::uint64_t hi = u128_detail::hi64(x);
-    if (hi == 0) return static_cast<double>(u128_detail::lo64(x));
-    const int shift = 64 - u128_detail::clz64(hi);  // 1..64: bits to drop so that 64 remain
-    const u128 dropped_mask = (static_cast<u128>(1) << shift) - 1;
-    std::uint64_t top = static_cast<std::uint64_t>(x >> shift);
-    if ((x & dropped_mask) != 0) top |= 1;
-    return static_cast<double>(top) * u128_detail::pow2(shift);
+  const std::uint64_t hi = u128_detail::hi64(x);
+  if (hi == 0) return static_cast<double>(u128_detail::lo64(x));
+  const int shift = 64 - u128_detail::clz64(hi);  // 1..64: bits to drop so that 64 remain
+  const u128 dropped_mask = (static_cast<u128>(1) << shift) - 1;
+  std::uint64_t top = static_cast<std::uint64_t>(x >> shift);
+  if ((x & dropped_mask) != 0) top |= 1;
+  return static_cast<double>(top) * u128_detail::pow2(shift);
 }
 
 // Decimal digits of x ("0" for zero). Host only.
 inline std::string to_string(u128 x) {
-    if (x == 0) return "0";
-    char buf[40];  // 2^128 - 1 has 39 decimal digits
-    int pos = 40;
-    while (x != 0) {
-        buf[--pos] = static_cast<char>('0' + static_cast<int>(x % 10));
-        x /= 10;
-    }
-    return std::string(buf + pos, buf + 40);
+  if (x == 0) return "0";
+  char buf[40];  // 2^128 - 1 has 39 decimal digits
+  int pos = 40;
+  while (x != 0) {
+    buf[--pos] = static_cast<char>('0' + static_cast<int>(x % 10));
+    x /= 10;
+  }
+  return std::string(buf + pos, buf + 40);
 }
 
 }  // namespace rsmc::exact

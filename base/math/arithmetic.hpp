@@ -47,28 +47,28 @@ using exact::detail::double_from_bits;
 // Correctly rounded products, sums and differences that are never fused with a neighbour.
 RSMC_MATH_FUNCTION double mul(double a, double b) {
 #if defined(__CUDA_ARCH__)
-    return __dmul_rn(a, b);
+  return __dmul_rn(a, b);
 #else
-    RSMC_MATH_NO_CONTRACTION
-    return a * b;
+  RSMC_MATH_NO_CONTRACTION
+  return a * b;
 #endif
 }
 
 RSMC_MATH_FUNCTION double add(double a, double b) {
 #if defined(__CUDA_ARCH__)
-    return __dadd_rn(a, b);
+  return __dadd_rn(a, b);
 #else
-    RSMC_MATH_NO_CONTRACTION
-    return a + b;
+  RSMC_MATH_NO_CONTRACTION
+  return a + b;
 #endif
 }
 
 RSMC_MATH_FUNCTION double sub(double a, double b) {
 #if defined(__CUDA_ARCH__)
-    return __dsub_rn(a, b);
+  return __dsub_rn(a, b);
 #else
-    RSMC_MATH_NO_CONTRACTION
-    return a - b;
+  RSMC_MATH_NO_CONTRACTION
+  return a - b;
 #endif
 }
 
@@ -80,15 +80,15 @@ RSMC_MATH_FUNCTION double horner(double, double c0) { return c0; }
 
 template <class... Rest>
 RSMC_MATH_FUNCTION double horner(double x, double c0, Rest... rest) {
-    return mul_add(x, horner(x, rest...), c0);
+  return mul_add(x, horner(x, rest...), c0);
 }
 
 // One of four values by an integer-valued index 0..3 held in a double: three selects, which
 // compile to blends in a vectorised loop (no table, no gather).
 RSMC_MATH_FUNCTION double pick4(double index, double a, double b, double c, double d) {
-    const double low = index < 0.5 ? a : b;
-    const double high = index < 2.5 ? c : d;
-    return index < 1.5 ? low : high;
+  const double low = index < 0.5 ? a : b;
+  const double high = index < 2.5 ? c : d;
+  return index < 1.5 ? low : high;
 }
 
 constexpr double kInf = __builtin_huge_val();
@@ -103,77 +103,74 @@ RSMC_MATH_FUNCTION double round_to_integer(double x) { return sub(add(x, kRoundS
 
 // 2^k for an integer-valued double k in [-1022, 1023], built in the exponent field. k + 1023 goes
 // into the low bits of (k + 1023) + 1.5 * 2^52, and the shift moves those 11 bits to the exponent.
-RSMC_MATH_FUNCTION double pow2(double k) {
-    return double_from_bits(double_bits(add(k, kRoundShifter + 1023.0)) << 52);
-}
+RSMC_MATH_FUNCTION double pow2(double k) { return double_from_bits(double_bits(add(k, kRoundShifter + 1023.0)) << 52); }
 
 // The 11-bit biased exponent field of a double with the sign bit clear, as a double in [0, 2047]:
 // the field goes into the low mantissa bits of 2^52 and 2^52 is subtracted again.
 RSMC_MATH_FUNCTION double biased_exponent(double x) {
-    return sub(double_from_bits((double_bits(x) >> 52) | 0x4330000000000000ull), 0x1p52);
+  return sub(double_from_bits((double_bits(x) >> 52) | 0x4330000000000000ull), 0x1p52);
 }
 
 // ---- double-double arithmetic (Dekker 1971, "A floating-point technique for extending the
 // available precision"; Knuth, TAOCP vol. 2, 4.2.2). A value is hi + lo with |lo| <= ulp(hi) / 2.
 
 struct DoubleDouble {
-    double hi;
-    double lo;
+  double hi;
+  double lo;
 };
 
 // a + b = s + e exactly, for any a, b (Knuth's TwoSum, six operations).
 RSMC_MATH_FUNCTION DoubleDouble two_sum(double a, double b) {
-    const double s = add(a, b);
-    const double bb = sub(s, a);
-    const double e = add(sub(a, sub(s, bb)), sub(b, bb));
-    return {s, e};
+  const double s = add(a, b);
+  const double bb = sub(s, a);
+  const double e = add(sub(a, sub(s, bb)), sub(b, bb));
+  return {s, e};
 }
 
 // a + b = s + e exactly when |a| >= |b| or a == 0 (Dekker's FastTwoSum).
 RSMC_MATH_FUNCTION DoubleDouble fast_two_sum(double a, double b) {
-    const double s = add(a, b);
-    return {s, sub(b, sub(s, a))};
+  const double s = add(a, b);
+  return {s, sub(b, sub(s, a))};
 }
 
 // Veltkamp's splitting: a = hi + lo with hi and lo of at most 26 significant bits, so products of
 // halves are exact. Needs |a| < 2^996 (the product with 2^27 + 1 must not overflow).
 RSMC_MATH_FUNCTION DoubleDouble split(double a) {
-    const double c = mul(134217729.0, a);  // 2^27 + 1
-    const double hi = sub(c, sub(c, a));
-    return {hi, sub(a, hi)};
+  const double c = mul(134217729.0, a);  // 2^27 + 1
+  const double hi = sub(c, sub(c, a));
+  return {hi, sub(a, hi)};
 }
 
 // a * b = p + e exactly (Dekker's TwoProduct without FMA), for |a|, |b| < 2^996 and no underflow
 // of the partial products.
 RSMC_MATH_FUNCTION DoubleDouble two_prod(double a, double b) {
-    const double p = mul(a, b);
-    const DoubleDouble as = split(a);
-    const DoubleDouble bs = split(b);
-    const double e = add(add(add(sub(mul(as.hi, bs.hi), p), mul(as.hi, bs.lo)), mul(as.lo, bs.hi)),
-                         mul(as.lo, bs.lo));
-    return {p, e};
+  const double p = mul(a, b);
+  const DoubleDouble as = split(a);
+  const DoubleDouble bs = split(b);
+  const double e = add(add(add(sub(mul(as.hi, bs.hi), p), mul(as.hi, bs.lo)), mul(as.lo, bs.hi)), mul(as.lo, bs.lo));
+  return {p, e};
 }
 
 // (a.hi + a.lo) + (b.hi + b.lo), relative error about 2^-104 unless the sum cancels.
 RSMC_MATH_FUNCTION DoubleDouble dd_add(DoubleDouble a, DoubleDouble b) {
-    const DoubleDouble s = two_sum(a.hi, b.hi);
-    return fast_two_sum(s.hi, add(s.lo, add(a.lo, b.lo)));
+  const DoubleDouble s = two_sum(a.hi, b.hi);
+  return fast_two_sum(s.hi, add(s.lo, add(a.lo, b.lo)));
 }
 
 // (a.hi + a.lo) * (b.hi + b.lo), relative error about 2^-102.
 RSMC_MATH_FUNCTION DoubleDouble dd_mul(DoubleDouble a, DoubleDouble b) {
-    const DoubleDouble p = two_prod(a.hi, b.hi);
-    return fast_two_sum(p.hi, add(p.lo, add(mul(a.hi, b.lo), mul(a.lo, b.hi))));
+  const DoubleDouble p = two_prod(a.hi, b.hi);
+  return fast_two_sum(p.hi, add(p.lo, add(mul(a.hi, b.lo), mul(a.lo, b.hi))));
 }
 
 // c0 + u (c1 + u rest) in double-double, for coefficients c0, c1 given as hi + lo and a double `rest`
 // (the tail of a Horner scheme, small enough that its rounding no longer matters).
 RSMC_MATH_FUNCTION DoubleDouble horner2_dd(double u, DoubleDouble c0, DoubleDouble c1, double rest) {
-    const DoubleDouble a0 = two_sum(c1.hi, mul(u, rest));
-    const DoubleDouble a = fast_two_sum(a0.hi, add(a0.lo, c1.lo));
-    const DoubleDouble b0 = two_prod(u, a.hi);
-    const DoubleDouble b = fast_two_sum(b0.hi, add(b0.lo, mul(u, a.lo)));
-    return dd_add(c0, b);
+  const DoubleDouble a0 = two_sum(c1.hi, mul(u, rest));
+  const DoubleDouble a = fast_two_sum(a0.hi, add(a0.lo, c1.lo));
+  const DoubleDouble b0 = two_prod(u, a.hi);
+  const DoubleDouble b = fast_two_sum(b0.hi, add(b0.lo, mul(u, a.lo)));
+  return dd_add(c0, b);
 }
 
 }  // namespace rsmc::math::detail

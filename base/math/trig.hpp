@@ -18,8 +18,8 @@
 namespace rsmc::math {
 
 struct SinCos {
-    double sin;
-    double cos;
+  double sin;
+  double cos;
 };
 
 namespace detail {
@@ -28,13 +28,13 @@ namespace detail {
 // sin = th + (th z S(z) + tl cos th), cos = 1 - z/2 + z^2 C(z) - th tl, z = th^2; cos t is rounded
 // once from w = 1 - z/2 plus the exact error of w and the small terms (as in fdlibm's k_cos.c).
 RSMC_MATH_FUNCTION SinCos sincos_kernel(double th, double tl) {
-    namespace c = coefficients;
-    const double z = mul(th, th);
-    const double half_z = mul(0.5, z);
-    const double sin_small = add(mul(mul(th, z), c::sin_s(z)), mul(tl, sub(1.0, half_z)));
-    const double w = sub(1.0, half_z);
-    const double cos_small = add(sub(sub(1.0, w), half_z), sub(mul(mul(z, z), c::cos_c(z)), mul(th, tl)));
-    return {add(th, sin_small), add(w, cos_small)};
+  namespace c = coefficients;
+  const double z = mul(th, th);
+  const double half_z = mul(0.5, z);
+  const double sin_small = add(mul(mul(th, z), c::sin_s(z)), mul(tl, sub(1.0, half_z)));
+  const double w = sub(1.0, half_z);
+  const double cos_small = add(sub(sub(1.0, w), half_z), sub(mul(mul(z, z), c::cos_c(z)), mul(th, tl)));
+  return {add(th, sin_small), add(w, cos_small)};
 }
 
 // n mod 4 in {0, 1, 2, 3} for an integer-valued double |n| < 2^50: n/4 - 3/8 is never halfway
@@ -43,38 +43,38 @@ RSMC_MATH_FUNCTION double quadrant(double n) { return sub(n, mul(4.0, round_to_i
 
 // (sin, cos) of t + j pi/2 from (sin t, cos t).
 RSMC_MATH_FUNCTION SinCos rotate(SinCos k, double j) {
-    const bool odd = j == 1.0 || j == 3.0;
-    const double s = odd ? k.cos : k.sin;
-    const double c = odd ? k.sin : k.cos;
-    return {j >= 2.0 ? -s : s, (j == 1.0 || j == 2.0) ? -c : c};
+  const bool odd = j == 1.0 || j == 3.0;
+  const double s = odd ? k.cos : k.sin;
+  const double c = odd ? k.sin : k.cos;
+  return {j >= 2.0 ? -s : s, (j == 1.0 || j == 2.0) ? -c : c};
 }
 
 // The reduced argument of sin/cos(x): x - n pi/2 as hi + lo, and n.
 struct Reduced {
-    double hi;
-    double lo;
-    double n;
+  double hi;
+  double lo;
+  double n;
 };
 
 RSMC_MATH_FUNCTION Reduced reduce_pi_over_2(double x) {
-    namespace c = coefficients;
-    const double n = round_to_integer(mul(x, c::kTwoOverPi));
-    const double a = sub(x, mul(n, c::kPiOver2Part1));  // exact: Sterbenz, n * part exact
-    const DoubleDouble s1 = two_sum(a, -mul(n, c::kPiOver2Part2));
-    const DoubleDouble s2 = two_sum(s1.hi, -mul(n, c::kPiOver2Part3));
-    const DoubleDouble s3 = two_sum(s2.hi, -mul(n, c::kPiOver2Part4));
-    const double lo = sub(add(add(s1.lo, s2.lo), s3.lo), mul(n, c::kPiOver2Part5));
-    const DoubleDouble t = fast_two_sum(s3.hi, lo);
-    return {t.hi, t.lo, n};
+  namespace c = coefficients;
+  const double n = round_to_integer(mul(x, c::kTwoOverPi));
+  const double a = sub(x, mul(n, c::kPiOver2Part1));  // exact: Sterbenz, n * part exact
+  const DoubleDouble s1 = two_sum(a, -mul(n, c::kPiOver2Part2));
+  const DoubleDouble s2 = two_sum(s1.hi, -mul(n, c::kPiOver2Part3));
+  const DoubleDouble s3 = two_sum(s2.hi, -mul(n, c::kPiOver2Part4));
+  const double lo = sub(add(add(s1.lo, s2.lo), s3.lo), mul(n, c::kPiOver2Part5));
+  const DoubleDouble t = fast_two_sum(s3.hi, lo);
+  return {t.hi, t.lo, n};
 }
 
 constexpr double kTrigMaxArgument = 0x1p26;
 
 RSMC_MATH_FUNCTION SinCos sincos_radians(double x) {
-    const Reduced r = reduce_pi_over_2(x);
-    const SinCos v = rotate(sincos_kernel(r.hi, r.lo), quadrant(r.n));
-    const bool in_domain = x >= -kTrigMaxArgument && x <= kTrigMaxArgument;  // false for NaN
-    return {in_domain ? (x == 0.0 ? x : v.sin) : kNaN, in_domain ? v.cos : kNaN};
+  const Reduced r = reduce_pi_over_2(x);
+  const SinCos v = rotate(sincos_kernel(r.hi, r.lo), quadrant(r.n));
+  const bool in_domain = x >= -kTrigMaxArgument && x <= kTrigMaxArgument;  // false for NaN
+  return {in_domain ? (x == 0.0 ? x : v.sin) : kNaN, in_domain ? v.cos : kNaN};
 }
 
 }  // namespace detail
@@ -84,25 +84,25 @@ RSMC_MATH_FUNCTION SinCos sincos_radians(double x) {
 // sinPi/cosPi: sin is +0 at u = +0 and positive integers and halves, -0 at -0 and negative ones;
 // cos is +0 at quarter points. +-inf and NaN give (NaN, NaN).
 RSMC_MATH_FUNCTION SinCos sincos_2pi(double u) {
-    namespace c = coefficients;
-    using detail::add;
-    using detail::mul;
-    using detail::sub;
-    // n = an integer with |u - n| <= 1: round(u) for |u| < 2^51, beyond that the shifter's rounding
-    // to a multiple of 2 (u is a multiple of 1/2 there); the shifter's sign keeps u + shifter at
-    // least 2^52 in magnitude, where the rounding is to an integer.
-    const double shifter = u < 0.0 ? -detail::kRoundShifter : detail::kRoundShifter;
-    const double v = sub(u, sub(add(u, shifter), shifter));  // exact, |v| <= 1
-    const double q = detail::round_to_integer(mul(4.0, v));
-    const double t = sub(v, mul(0.25, q));  // exact, |t| <= 1/8
-    // For |t| < 2^-900 (u itself tiny) the parts of the exact product 2 pi t would underflow, so t is
-    // scaled by 2^200 (exactly) and sin t by 2^-200 after the kernel: one rounding, into the subnormals if due.
-    const bool tiny = t > -0x1p-900 && t < 0x1p-900;
-    const double ts = tiny ? mul(t, 0x1p200) : t;
-    const detail::DoubleDouble theta = detail::two_prod(ts, c::kTwoPiHi);
-    const SinCos k = detail::sincos_kernel(theta.hi, add(theta.lo, mul(ts, c::kTwoPiLo)));
-    const SinCos r = detail::rotate({tiny ? mul(k.sin, 0x1p-200) : k.sin, k.cos}, detail::quadrant(q));
-    return {r.sin == 0.0 ? mul(u, 0.0) : r.sin, add(r.cos, 0.0)};
+  namespace c = coefficients;
+  using detail::add;
+  using detail::mul;
+  using detail::sub;
+  // n = an integer with |u - n| <= 1: round(u) for |u| < 2^51, beyond that the shifter's rounding
+  // to a multiple of 2 (u is a multiple of 1/2 there); the shifter's sign keeps u + shifter at
+  // least 2^52 in magnitude, where the rounding is to an integer.
+  const double shifter = u < 0.0 ? -detail::kRoundShifter : detail::kRoundShifter;
+  const double v = sub(u, sub(add(u, shifter), shifter));  // exact, |v| <= 1
+  const double q = detail::round_to_integer(mul(4.0, v));
+  const double t = sub(v, mul(0.25, q));  // exact, |t| <= 1/8
+  // For |t| < 2^-900 (u itself tiny) the parts of the exact product 2 pi t would underflow, so t is
+  // scaled by 2^200 (exactly) and sin t by 2^-200 after the kernel: one rounding, into the subnormals if due.
+  const bool tiny = t > -0x1p-900 && t < 0x1p-900;
+  const double ts = tiny ? mul(t, 0x1p200) : t;
+  const detail::DoubleDouble theta = detail::two_prod(ts, c::kTwoPiHi);
+  const SinCos k = detail::sincos_kernel(theta.hi, add(theta.lo, mul(ts, c::kTwoPiLo)));
+  const SinCos r = detail::rotate({tiny ? mul(k.sin, 0x1p-200) : k.sin, k.cos}, detail::quadrant(q));
+  return {r.sin == 0.0 ? mul(u, 0.0) : r.sin, add(r.cos, 0.0)};
 }
 
 RSMC_MATH_FUNCTION double sin_2pi(double u) { return sincos_2pi(u).sin; }

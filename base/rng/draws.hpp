@@ -43,7 +43,7 @@
 #include "base/core/portability.hpp"
 #include "base/math/math.hpp"
 #include "base/rng/philox.hpp"
-#include "base/rng/stream.hpp"        // Purpose, make_key's key layout
+#include "base/rng/stream.hpp"  // Purpose, make_key's key layout
 
 namespace rsmc::rng {
 
@@ -55,93 +55,91 @@ constexpr std::uint32_t kDrawIndexMask = (std::uint32_t{1} << kDrawKindShift) - 
 
 // The key words of (seed, purpose), as stream.hpp's make_key.
 struct StreamKey {
-    std::uint32_t k0;
-    std::uint32_t k1;
+  std::uint32_t k0;
+  std::uint32_t k1;
 };
 
 RSMC_VECTOR_INLINE StreamKey stream_key(std::uint64_t seed, Purpose purpose) {
-    return {static_cast<std::uint32_t>(seed & 0xffffffffu),
-            (static_cast<std::uint32_t>(purpose) << 24) | static_cast<std::uint32_t>((seed >> 32) & 0x00ffffffu)};
+  return {static_cast<std::uint32_t>(seed & 0xffffffffu),
+          (static_cast<std::uint32_t>(purpose) << 24) | static_cast<std::uint32_t>((seed >> 32) & 0x00ffffffu)};
 }
 
 // Block `index` of `kind` of the stream (key, step, global_id).
 RSMC_VECTOR_INLINE Block draw_block(StreamKey key, std::uint32_t step, std::uint64_t global_id, DrawKind kind,
-                                  std::uint32_t index) {
-    const std::uint32_t c0 = (static_cast<std::uint32_t>(kind) << kDrawKindShift) | (index & kDrawIndexMask);
-    return philox4x32_10(c0, step, static_cast<std::uint32_t>(global_id & 0xffffffffu),
-                         static_cast<std::uint32_t>(global_id >> 32), key.k0, key.k1);
+                                    std::uint32_t index) {
+  const std::uint32_t c0 = (static_cast<std::uint32_t>(kind) << kDrawKindShift) | (index & kDrawIndexMask);
+  return philox4x32_10(c0, step, static_cast<std::uint32_t>(global_id & 0xffffffffu),
+                       static_cast<std::uint32_t>(global_id >> 32), key.k0, key.k1);
 }
 
 namespace detail {
 
 RSMC_VECTOR_INLINE double double_from_bits(std::uint64_t u) {
-    double x;
-    std::memcpy(&x, &u, sizeof x);
-    return x;
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
 }
 
 // q as a double, exactly, for q < 2^52: q in the mantissa of 2^52, minus 2^52.
-RSMC_VECTOR_INLINE double exact_double(std::uint64_t q) {
-    return double_from_bits(0x4330000000000000ull | q) - 0x1p52;
-}
+RSMC_VECTOR_INLINE double exact_double(std::uint64_t q) { return double_from_bits(0x4330000000000000ull | q) - 0x1p52; }
 
 // The 53 random bits of a word pair: hi's 32 bits above lo's top 21.
 RSMC_VECTOR_INLINE std::uint64_t bits53(std::uint32_t lo, std::uint32_t hi) {
-    return (static_cast<std::uint64_t>(hi) << 21) | (lo >> 11);
+  return (static_cast<std::uint64_t>(hi) << 21) | (lo >> 11);
 }
 
 // (a 2^26 + b) 2^-53 for a < 2^27, b <= 2^26: two exact products whose exact sum is representable.
 RSMC_VECTOR_INLINE double scaled53(std::uint64_t a, std::uint64_t b) {
-    return exact_double(a) * 0x1p-27 + exact_double(b) * 0x1p-53;
+  return exact_double(a) * 0x1p-27 + exact_double(b) * 0x1p-53;
 }
 
 }  // namespace detail
 
 // m 2^-53 in [0, 1).
 RSMC_VECTOR_INLINE double unit_closed_open(std::uint32_t lo, std::uint32_t hi) {
-    const std::uint64_t m = detail::bits53(lo, hi);
-    return detail::scaled53(m >> 26, m & ((std::uint64_t{1} << 26) - 1));
+  const std::uint64_t m = detail::bits53(lo, hi);
+  return detail::scaled53(m >> 26, m & ((std::uint64_t{1} << 26) - 1));
 }
 
 // (m + 1) 2^-53 in (0, 1].
 RSMC_VECTOR_INLINE double unit_open_closed(std::uint32_t lo, std::uint32_t hi) {
-    const std::uint64_t m = detail::bits53(lo, hi);
-    return detail::scaled53(m >> 26, (m & ((std::uint64_t{1} << 26) - 1)) + 1);
+  const std::uint64_t m = detail::bits53(lo, hi);
+  return detail::scaled53(m >> 26, (m & ((std::uint64_t{1} << 26) - 1)) + 1);
 }
 
 // (2 m' + 1) 2^-53 in (0, 1), m' = the top 52 of the 53 bits: (1 + m' 2^-52) - (1 - 2^-53), one
 // exact subtraction (Sterbenz: both operands lie in [1/2, 2]).
 RSMC_VECTOR_INLINE double unit_open(std::uint32_t lo, std::uint32_t hi) {
-    const std::uint64_t m52 = detail::bits53(lo, hi) >> 1;
-    return detail::double_from_bits(0x3ff0000000000000ull | m52) - (1.0 - 0x1p-53);
+  const std::uint64_t m52 = detail::bits53(lo, hi) >> 1;
+  return detail::double_from_bits(0x3ff0000000000000ull | m52) - (1.0 - 0x1p-53);
 }
 
 // -log u, u in (0, 1]: [0, 36.74]; +0 (not -0) at u = 1.
 RSMC_VECTOR_INLINE double exponential_of(std::uint32_t lo, std::uint32_t hi) {
-    return 0.0 - math::log(unit_open_closed(lo, hi));
+  return 0.0 - math::log(unit_open_closed(lo, hi));
 }
 
 struct NormalPair {
-    double first;   // r cos(2 pi u2)
-    double second;  // r sin(2 pi u2)
+  double first;   // r cos(2 pi u2)
+  double second;  // r sin(2 pi u2)
 };
 
 // Box-Muller on the uniforms u1 in (0, 1] and u2 in [0, 1) (see the header comment).
 RSMC_VECTOR_INLINE NormalPair box_muller(double u1, double u2) {
-    const double r = sqrt(0.0 - 2.0 * math::log(u1));  // correctly rounded everywhere; +0 at u1 = 1
-    const math::SinCos sc = math::sincos_2pi(u2);
-    return {r * sc.cos, r * sc.sin};
+  const double r = sqrt(0.0 - 2.0 * math::log(u1));  // correctly rounded everywhere; +0 at u1 = 1
+  const math::SinCos sc = math::sincos_2pi(u2);
+  return {r * sc.cos, r * sc.sin};
 }
 
 // Box-Muller on one block (see the header comment).
 RSMC_VECTOR_INLINE NormalPair normal_pair_of(const Block& b) {
-    return box_muller(unit_open_closed(b.v[0], b.v[1]), unit_closed_open(b.v[2], b.v[3]));
+  return box_muller(unit_open_closed(b.v[0], b.v[1]), unit_closed_open(b.v[2], b.v[3]));
 }
 
 // The normal pair number `pair` of the stream (key, step, global_id): normals 2 pair and 2 pair + 1.
 RSMC_VECTOR_INLINE NormalPair normal_pair(StreamKey key, std::uint32_t step, std::uint64_t global_id,
-                                        std::uint32_t pair) {
-    return normal_pair_of(draw_block(key, step, global_id, DrawKind::normals, pair));
+                                          std::uint32_t pair) {
+  return normal_pair_of(draw_block(key, step, global_id, DrawKind::normals, pair));
 }
 
 }  // namespace rsmc::rng

@@ -36,37 +36,37 @@ constexpr int kPhiloxRounds = 10;
 
 // One Philox4x32 output, or counter: four 32-bit words (std::array is not usable on the device).
 struct Block {
-    std::uint32_t v[4];
+  std::uint32_t v[4];
 };
 
 namespace detail {
 
 RSMC_VECTOR_INLINE std::uint32_t mul_hi32(std::uint32_t a, std::uint32_t b) {
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
 }
 
 // One Philox round on (x0, x1, x2, x3) with key (k0, k1), in place.
 RSMC_VECTOR_INLINE void philox_round(std::uint32_t& x0, std::uint32_t& x1, std::uint32_t& x2, std::uint32_t& x3,
-                                   std::uint32_t k0, std::uint32_t k1) {
-    const std::uint32_t hi0 = mul_hi32(kPhiloxM0, x0), lo0 = kPhiloxM0 * x0;
-    const std::uint32_t hi1 = mul_hi32(kPhiloxM1, x2), lo1 = kPhiloxM1 * x2;
-    x0 = hi1 ^ x1 ^ k0;
-    x1 = lo1;
-    x2 = hi0 ^ x3 ^ k1;
-    x3 = lo0;
+                                     std::uint32_t k0, std::uint32_t k1) {
+  const std::uint32_t hi0 = mul_hi32(kPhiloxM0, x0), lo0 = kPhiloxM0 * x0;
+  const std::uint32_t hi1 = mul_hi32(kPhiloxM1, x2), lo1 = kPhiloxM1 * x2;
+  x0 = hi1 ^ x1 ^ k0;
+  x1 = lo1;
+  x2 = hi0 ^ x3 ^ k1;
+  x3 = lo0;
 }
 
 }  // namespace detail
 
 // Philox4x32-10 of counter (c0, c1, c2, c3) under key (k0, k1).
 RSMC_VECTOR_INLINE Block philox4x32_10(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
-                                     std::uint32_t k0, std::uint32_t k1) {
-    for (int r = 0; r < kPhiloxRounds; ++r) {
-        detail::philox_round(c0, c1, c2, c3, k0, k1);
-        k0 += kPhiloxW0;  // the key after the last round is never used
-        k1 += kPhiloxW1;
-    }
-    return Block{{c0, c1, c2, c3}};
+                                       std::uint32_t k0, std::uint32_t k1) {
+  for (int r = 0; r < kPhiloxRounds; ++r) {
+    detail::philox_round(c0, c1, c2, c3, k0, k1);
+    k0 += kPhiloxW0;  // the key after the last round is never used
+    k1 += kPhiloxW1;
+  }
+  return Block{{c0, c1, c2, c3}};
 }
 
 namespace detail {
@@ -91,31 +91,31 @@ typedef std::uint32_t PhiloxWords __attribute__((vector_size(4 * kPhiloxVectorLa
 // (low 32 bits of a) * m in every lane, exactly (a < 2^32 here, so that is a * m).
 inline PhiloxVector mul_wide(PhiloxVector a, std::uint32_t m) {
 #if defined(__AVX512F__)
-    return (PhiloxVector)_mm512_mul_epu32((__m512i)a, _mm512_set1_epi64(m));
+  return (PhiloxVector)_mm512_mul_epu32((__m512i)a, _mm512_set1_epi64(m));
 #elif defined(__AVX2__)
-    return (PhiloxVector)_mm256_mul_epu32((__m256i)a, _mm256_set1_epi64x(m));
+  return (PhiloxVector)_mm256_mul_epu32((__m256i)a, _mm256_set1_epi64x(m));
 #else
-    return (PhiloxVector)_mm_mul_epu32((__m128i)a, _mm_set1_epi64x(m));
+  return (PhiloxVector)_mm_mul_epu32((__m128i)a, _mm_set1_epi64x(m));
 #endif
 }
 
 // Philox4x32-10 on kPhiloxVectorLanes counters, V vectors interleaved (their rounds are
 // independent, so the multiplies of one hide the latency of the other).
 template <int V>
-inline void philox_vectors(PhiloxVector (&x0)[V], PhiloxVector (&x1)[V], PhiloxVector (&x2)[V],
-                           PhiloxVector (&x3)[V], std::uint32_t k0, std::uint32_t k1) {
-    const PhiloxVector low = PhiloxVector{} + 0xffffffffull;
-    for (int r = 0; r < kPhiloxRounds; ++r) {
-        for (int v = 0; v < V; ++v) {
-            const PhiloxVector p0 = mul_wide(x0[v], kPhiloxM0), p1 = mul_wide(x2[v], kPhiloxM1);
-            x0[v] = (p1 >> 32) ^ x1[v] ^ k0;
-            x1[v] = p1 & low;
-            x2[v] = (p0 >> 32) ^ x3[v] ^ k1;
-            x3[v] = p0 & low;
-        }
-        k0 += kPhiloxW0;
-        k1 += kPhiloxW1;
+inline void philox_vectors(PhiloxVector (&x0)[V], PhiloxVector (&x1)[V], PhiloxVector (&x2)[V], PhiloxVector (&x3)[V],
+                           std::uint32_t k0, std::uint32_t k1) {
+  const PhiloxVector low = PhiloxVector{} + 0xffffffffull;
+  for (int r = 0; r < kPhiloxRounds; ++r) {
+    for (int v = 0; v < V; ++v) {
+      const PhiloxVector p0 = mul_wide(x0[v], kPhiloxM0), p1 = mul_wide(x2[v], kPhiloxM1);
+      x0[v] = (p1 >> 32) ^ x1[v] ^ k0;
+      x1[v] = p1 & low;
+      x2[v] = (p0 >> 32) ^ x3[v] ^ k1;
+      x3[v] = p0 & low;
     }
+    k0 += kPhiloxW0;
+    k1 += kPhiloxW1;
+  }
 }
 #endif
 
@@ -127,28 +127,28 @@ inline void philox_vectors(PhiloxVector (&x0)[V], PhiloxVector (&x1)[V], PhiloxV
 // interleaved (L must then be a multiple of 8); elsewhere (CUDA, other compilers) lane by lane.
 template <int L>
 RSMC_VECTOR_INLINE void philox4x32_10_lanes(const std::uint32_t (&ctr)[4][L], std::uint32_t k0, std::uint32_t k1,
-                                          std::uint32_t (&out)[4][L]) {
+                                            std::uint32_t (&out)[4][L]) {
 #if defined(RSMC_PHILOX_SIMD)
-    static_assert(L % 8 == 0, "philox4x32_10_lanes: L must be a multiple of 8 (the widest vector)");
-    constexpr int W = detail::kPhiloxVectorLanes, V = L / W;
-    detail::PhiloxVector x[4][V];
-    for (int w = 0; w < 4; ++w)
-        for (int v = 0; v < V; ++v) {
-            detail::PhiloxWords words;
-            __builtin_memcpy(&words, &ctr[w][v * W], sizeof words);
-            x[w][v] = __builtin_convertvector(words, detail::PhiloxVector);
-        }
-    detail::philox_vectors<V>(x[0], x[1], x[2], x[3], k0, k1);
-    for (int w = 0; w < 4; ++w)
-        for (int v = 0; v < V; ++v) {
-            const detail::PhiloxWords words = __builtin_convertvector(x[w][v], detail::PhiloxWords);
-            __builtin_memcpy(&out[w][v * W], &words, sizeof words);
-        }
-#else
-    for (int l = 0; l < L; ++l) {
-        const Block b = philox4x32_10(ctr[0][l], ctr[1][l], ctr[2][l], ctr[3][l], k0, k1);
-        for (int w = 0; w < 4; ++w) out[w][l] = b.v[w];
+  static_assert(L % 8 == 0, "philox4x32_10_lanes: L must be a multiple of 8 (the widest vector)");
+  constexpr int W = detail::kPhiloxVectorLanes, V = L / W;
+  detail::PhiloxVector x[4][V];
+  for (int w = 0; w < 4; ++w)
+    for (int v = 0; v < V; ++v) {
+      detail::PhiloxWords words;
+      __builtin_memcpy(&words, &ctr[w][v * W], sizeof words);
+      x[w][v] = __builtin_convertvector(words, detail::PhiloxVector);
     }
+  detail::philox_vectors<V>(x[0], x[1], x[2], x[3], k0, k1);
+  for (int w = 0; w < 4; ++w)
+    for (int v = 0; v < V; ++v) {
+      const detail::PhiloxWords words = __builtin_convertvector(x[w][v], detail::PhiloxWords);
+      __builtin_memcpy(&out[w][v * W], &words, sizeof words);
+    }
+#else
+  for (int l = 0; l < L; ++l) {
+    const Block b = philox4x32_10(ctr[0][l], ctr[1][l], ctr[2][l], ctr[3][l], k0, k1);
+    for (int w = 0; w < 4; ++w) out[w][l] = b.v[w];
+  }
 #endif
 }
 

@@ -91,7 +91,8 @@ int run(MPI_Comm comm) {
   if (rank == 0)
     std::printf("Kalman log-likelihood: inline %.12f, rsmc::models::kalman_filter %.12f\n", exact.log_likelihood,
                 library.log_likelihood);
-  check(kalman_diff < 1e-8 * (1.0 + std::abs(exact.log_likelihood)), "inline Kalman recursion != rsmc::models::kalman_filter");
+  check(kalman_diff < 1e-8 * (1.0 + std::abs(exact.log_likelihood)),
+        "inline Kalman recursion != rsmc::models::kalman_filter");
 
   std::vector<double> loglik, final_mean;
   for (int i = 0; i < R; ++i) {
@@ -122,8 +123,8 @@ int run(MPI_Comm comm) {
   // rsmc::cuda_kernels links and runs (0 devices is fine: this only proves the exported target works).
   std::string why;
   const int devices = rsmc::kernels::cuda::device_count(&why);
-  if (rank == 0) std::printf("rsmc::cuda_kernels linked: %d CUDA device(s)%s%s\n", devices, why.empty() ? "" : ", ",
-                             why.c_str());
+  if (rank == 0)
+    std::printf("rsmc::cuda_kernels linked: %d CUDA device(s)%s%s\n", devices, why.empty() ? "" : ", ", why.c_str());
 #endif
 
   if (rank == 0) std::printf("%s\n", failures == 0 ? "consumer: all checks passed" : "consumer: FAILED");

@@ -43,7 +43,9 @@ class RandomWalk {
 
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(rsmc::StateView x, rsmc::rng::Stream& rng) const { x[0] = p_.m0 + sd_p0_ * rng.normal(); }
+  RSMC_HOST_DEVICE void initial(rsmc::StateView x, rsmc::rng::Stream& rng) const {
+    x[0] = p_.m0 + sd_p0_ * rng.normal();
+  }
   RSMC_HOST_DEVICE void transition(rsmc::ConstStateView from, rsmc::StateView to, int /*step*/,
                                    rsmc::rng::Stream& rng) const {
     to[0] = from[0] + sd_q_ * rng.normal();

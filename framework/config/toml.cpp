@@ -32,11 +32,16 @@ namespace rsmc::config {
 
 const char* TomlValue::type_name() const {
   switch (type) {
-    case Type::string: return "a string";
-    case Type::integer: return "an integer";
-    case Type::floating: return "a number";
-    case Type::boolean: return "a boolean";
-    case Type::array: return "an array";
+    case Type::string:
+      return "a string";
+    case Type::integer:
+      return "an integer";
+    case Type::floating:
+      return "a number";
+    case Type::boolean:
+      return "a boolean";
+    case Type::array:
+      return "an array";
   }
   return "a value";
 }
@@ -63,8 +68,7 @@ class SourceLines {
   // The text of a region on one line ("" for one spanning lines). toml++ counts lines from 1 and
   // columns in code points from 1; the end is one past the value.
   std::string_view on_one_line(const toml::source_region& region) const {
-    if (region.begin.line != region.end.line || region.begin.line == 0 || region.begin.line > lines_.size())
-      return {};
+    if (region.begin.line != region.end.line || region.begin.line == 0 || region.begin.line > lines_.size()) return {};
     const std::string_view line = lines_[region.begin.line - 1];
     const std::size_t from = byte_offset(line, region.begin.column), to = byte_offset(line, region.end.column);
     return from < to ? line.substr(from, to - from) : std::string_view();
@@ -222,8 +226,8 @@ class NonAsciiGuard {
   std::size_t at_ = 0, line_start_ = 0;
   int line_ = 1;
   char previous_ = '\n';  // the last character that is not white space or in a comment
-  bool in_key_ = true;     // in the key part of a line, a table header or an inline table's key
-  std::string nesting_;    // the open '[' (arrays) and '{' (inline tables) of the current value
+  bool in_key_ = true;    // in the key part of a line, a table header or an inline table's key
+  std::string nesting_;   // the open '[' (arrays) and '{' (inline tables) of the current value
 };
 
 // Flattens toml++'s tree into full dotted keys ("parameters.phi" -> value).

@@ -21,19 +21,19 @@ namespace rsmc::config {
 struct TomlValue {
   enum class Type { string, integer, floating, boolean, array };
   Type type = Type::string;
-  std::string text;                // strings: the decoded text; others: the source text ("[...]" for
-                                   // an array written over several lines)
-  std::int64_t integer = 0;        // Type::integer
-  double floating = 0.0;           // Type::floating (and integers, converted)
-  bool boolean = false;            // Type::boolean
+  std::string text;                 // strings: the decoded text; others: the source text ("[...]" for
+                                    // an array written over several lines)
+  std::int64_t integer = 0;         // Type::integer
+  double floating = 0.0;            // Type::floating (and integers, converted)
+  bool boolean = false;             // Type::boolean
   std::vector<TomlValue> elements;  // Type::array
-  int line = 0;                    // 1-based line of the key in the file
+  int line = 0;                     // 1-based line of the key in the file
 
   const char* type_name() const;  // "a string", "an integer", ...
 };
 
 struct TomlDocument {
-  std::string source;                      // the file name, for messages
+  std::string source;                       // the file name, for messages
   std::map<std::string, TomlValue> values;  // full dotted key -> value
 
   // "FILE:LINE: " for a key's line.

@@ -103,9 +103,8 @@ class BootstrapFilter {
       store_.swap_state();
       if (y_t != nullptr) store_.swap_log_weight();
       if (invalid == 0) throw;
-      throw DegenerateError(std::string(e.what()) + " (" + std::to_string(invalid) +
-                                " of them had a NaN or +inf log-likelihood)",
-                            t);
+      throw DegenerateError(
+          std::string(e.what()) + " (" + std::to_string(invalid) + " of them had a NaN or +inf log-likelihood)", t);
     }
     summary.invalid_likelihoods = invalid;
     summary.log_likelihood_increment = log_total - log_total_weight_;
@@ -227,8 +226,8 @@ class BootstrapFilter {
         request.selection_out = observer_ != nullptr ? &selection : nullptr;
         const ResampleStats stats = resample_roulette(comm_, band_, layout_, store_, request);
         if (weight_.extent(0) != store_.size()) {  // the layout moved: so does the weight buffer
-          weight_ = Kokkos::View<double*, memory_space>(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"), store_.size());
+          weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
+                                                        store_.size());
           resample_workspace_.exp_weight = weight_;
         }
         if (observer_ != nullptr) {
@@ -276,13 +275,15 @@ class BootstrapFilter {
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
     MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
     if (invalid > 0 && !zero_weight)
-      throw FieldError("invalid_likelihood", "error",
-                       FieldError::Template{std::string("model ") + Model::name + ": log_likelihood is NaN or +inf at "
-                                            "step " + std::to_string(t) + " for global particle id " +
-                                            std::to_string(lowest_invalid_id()) + " (" + std::to_string(invalid) +
-                                            " particle" + (invalid == 1 ? "" : "s") +
-                                            " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
-                       "{invalid_likelihood zero-weight}");
+      throw FieldError(
+          "invalid_likelihood", "error",
+          FieldError::Template{std::string("model ") + Model::name +
+                               ": log_likelihood is NaN or +inf at "
+                               "step " +
+                               std::to_string(t) + " for global particle id " + std::to_string(lowest_invalid_id()) +
+                               " (" + std::to_string(invalid) + " particle" + (invalid == 1 ? "" : "s") +
+                               " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
+          "{invalid_likelihood zero-weight}");
     return invalid;
   }
 
@@ -338,13 +339,13 @@ class BootstrapFilter {
   MPI_Comm comm_;
   Model model_;
   FilterOptions options_;
-  LoadBand band_;    // the counts each rank may hold
-  Layout layout_;    // the ids each rank holds now
+  LoadBand band_;  // the counts each rank may hold
+  Layout layout_;  // the ids each rank holds now
   int rank_ = 0;
   ParticleStore<memory_space> store_;
-  Kokkos::View<double*, memory_space> observation_;  // y_t on the device
-  Kokkos::View<double*, memory_space> mean_;         // filtered mean on the device (variance pass)
-  Kokkos::View<double*, memory_space> weight_;       // exp(log-weight - max) of the last summarise()
+  Kokkos::View<double*, memory_space> observation_;     // y_t on the device
+  Kokkos::View<double*, memory_space> mean_;            // filtered mean on the device (variance pass)
+  Kokkos::View<double*, memory_space> weight_;          // exp(log-weight - max) of the last summarise()
   ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step

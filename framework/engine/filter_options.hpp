@@ -19,8 +19,7 @@ namespace rsmc {
 
 // The key of every random stream must fit in 56 bits (base/rng/stream.hpp).
 inline void check_seed(std::uint64_t seed) {
-  if (!rng::seed_is_valid(seed))
-    throw FieldError("seed", std::to_string(seed), "is too large", "0 <= seed < 2^56");
+  if (!rng::seed_is_valid(seed)) throw FieldError("seed", std::to_string(seed), "is too large", "0 <= seed < 2^56");
 }
 
 // A run (filtered or simulated) has at least one step, and its steps are counted in an int.
@@ -35,7 +34,7 @@ struct FilterOptions {
   double ess_threshold = 0.5;       // resample when ESS < ess_threshold * N; 1 resamples every step
   Scheme scheme = Scheme::systematic;
   Resampler resampler = Resampler::roulette;
-  LocalSampler local_sampler = LocalSampler::search;  // the roulette resampler's local kernel
+  LocalSampler local_sampler = LocalSampler::search;                // the roulette resampler's local kernel
   InvalidLikelihood invalid_likelihood = InvalidLikelihood::error;  // NaN or +inf log-likelihoods
   // --balance-tolerance, --rank-capacity: the counts each rank may hold after a roulette resampling
   // (framework/particles/load_band.hpp). They move particles only: results do not depend on them.

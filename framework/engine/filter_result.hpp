@@ -28,8 +28,8 @@ struct StepSummary {
 };
 
 struct FilterResult {
-  int steps = 0;      // T: steps t = 1..T, entry t-1 of every per-step vector
-  int state_dim = 0;  // d
+  int steps = 0;                                 // T: steps t = 1..T, entry t-1 of every per-step vector
+  int state_dim = 0;                             // d
   std::vector<double> ess;                       // effective sample size after weighting, T
   std::vector<double> log_likelihood_increment;  // log p(y_t | y_1..t-1) estimate, T (0 if y_t missing)
   std::vector<double> mean;                      // filtered mean, T x d row-major
@@ -38,8 +38,8 @@ struct FilterResult {
   // Particles whose log-likelihood was NaN or +inf and got weight zero (InvalidLikelihood::zero_weight;
   // always 0 otherwise), T; an exact count over all ranks. Empty in results read from older files.
   std::vector<std::uint64_t> invalid_likelihoods;
-  double log_likelihood = 0.0;                   // log p(y_1..T) estimate, the exact sum of the increments
-  std::vector<double> true_state;                // x_1..x_T when the data were simulated (T x d), else empty
+  double log_likelihood = 0.0;     // log p(y_1..T) estimate, the exact sum of the increments
+  std::vector<double> true_state;  // x_1..x_T when the data were simulated (T x d), else empty
   // Wall seconds per Phase (kPhaseNames order), maximum over ranks, of this process's part of the
   // run (a restarted run counts from the restart). A measurement: machine- and rank-dependent.
   std::array<double, kPhaseCount> phase_seconds{};

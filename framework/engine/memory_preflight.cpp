@@ -58,8 +58,8 @@ void check_memory_fits(MPI_Comm comm, std::uint64_t particles, std::uint64_t byt
   double available = available_here ? *available_here : std::numeric_limits<double>::infinity();
   MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_DOUBLE, MPI_MIN, comm);
   // The largest block (BlockDistribution: blocks differ by at most one particle).
-  const std::uint64_t per_rank = particles / static_cast<std::uint64_t>(ranks) +
-                                 (particles % static_cast<std::uint64_t>(ranks) != 0 ? 1 : 0);
+  const std::uint64_t per_rank =
+      particles / static_cast<std::uint64_t>(ranks) + (particles % static_cast<std::uint64_t>(ranks) != 0 ? 1 : 0);
   const double needed = static_cast<double>(per_rank) * static_cast<double>(bytes_per_particle);
   if (needed <= available) return;
   const auto fitting = static_cast<std::uint64_t>(available / static_cast<double>(bytes_per_particle)) *

@@ -9,10 +9,10 @@
 namespace rsmc {
 
 struct RunProgress {
-  int step = 0;                    // the last completed step (0: initialised, nothing filtered yet)
-  double log_total_weight = 0.0;   // log of the sum of all weights after that step
+  int step = 0;                      // the last completed step (0: initialised, nothing filtered yet)
+  double log_total_weight = 0.0;     // log of the sum of all weights after that step
   exact::ExactSum log_likelihood{};  // exact running sum of the log-likelihood increments
-  FilterResult result;             // per-step outputs of steps 1..step (result.steps == step)
+  FilterResult result;               // per-step outputs of steps 1..step (result.steps == step)
 };
 
 }  // namespace rsmc

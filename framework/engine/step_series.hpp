@@ -33,7 +33,7 @@ enum class SeriesPresence { required, optional };
 template <class T>
 struct SeriesColumn {
   using Value = T;
-  std::vector<T>& (*stored)(FilterResult&);                  // the T (or T x d) values of a result
+  std::vector<T>& (*stored)(FilterResult&);                 // the T (or T x d) values of a result
   void (*append)(const StepSummary&, std::vector<T>& out);  // appends one step's 1 (or d) values
 };
 
@@ -107,8 +107,7 @@ inline constexpr StepSeries kStepSeries[] = {
     step_series_detail::series<&FilterResult::mean, &StepSummary::mean>(
         "filtered_mean", SeriesPlace::root, SeriesPresence::required, "filtered mean of each state component"),
     step_series_detail::series<&FilterResult::variance, &StepSummary::variance>(
-        "filtered_variance", SeriesPlace::root, SeriesPresence::required,
-        "filtered variance of each state component"),
+        "filtered_variance", SeriesPlace::root, SeriesPresence::required, "filtered variance of each state component"),
     step_series_detail::series<&FilterResult::resampled, &StepSummary::resampled>(
         "resampled", SeriesPlace::root, SeriesPresence::required, "1 if the step ended with a resampling"),
     step_series_detail::series<&FilterResult::invalid_likelihoods, &StepSummary::invalid_likelihoods>(

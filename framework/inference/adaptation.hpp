@@ -26,31 +26,31 @@
 namespace rsmc::inference {
 
 struct AdaptationOptions {
-    bool enabled = true;
-    std::uint64_t start = 200;    // first update after this iteration (>= 2: a covariance needs 2 states)
-    std::uint64_t interval = 50;  // then every `interval` iterations (>= 1)
-    // no update after this iteration
-    std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
-    double scale = 2.38;            // s_d = scale^2 / d
-    double regularisation = 1e-10;  // eps, added as s_d eps I (unconstrained units squared)
-    double initial_weight = 0.0;    // w0: pseudo-states of the initial covariance
+  bool enabled = true;
+  std::uint64_t start = 200;    // first update after this iteration (>= 2: a covariance needs 2 states)
+  std::uint64_t interval = 50;  // then every `interval` iterations (>= 1)
+  // no update after this iteration
+  std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
+  double scale = 2.38;            // s_d = scale^2 / d
+  double regularisation = 1e-10;  // eps, added as s_d eps I (unconstrained units squared)
+  double initial_weight = 0.0;    // w0: pseudo-states of the initial covariance
 
-    // Throws rsmc::Error naming the option ("adaptation.interval = 0; expected an integer >= 1").
-    void validate() const;
-    // Whether the proposal covariance is updated after iteration `iteration`.
-    bool due(std::uint64_t iteration) const;
+  // Throws rsmc::Error naming the option ("adaptation.interval = 0; expected an integer >= 1").
+  void validate() const;
+  // Whether the proposal covariance is updated after iteration `iteration`.
+  bool due(std::uint64_t iteration) const;
 };
 
 struct AdaptationAccumulator {
-    std::uint64_t count = 0;       // states added
-    std::vector<double> mean;      // d
-    std::vector<double> comoment;  // d x d, row-major, exactly symmetric
+  std::uint64_t count = 0;       // states added
+  std::vector<double> mean;      // d
+  std::vector<double> comoment;  // d x d, row-major, exactly symmetric
 
-    void reset(int d);
-    // Welford: delta = phi - mean_old; mean += delta / count; M += delta (phi - mean_new)' (the lower
-    // triangle is computed, the upper mirrors it).
-    void add(const double* phi);
-    int dimension() const { return static_cast<int>(mean.size()); }
+  void reset(int d);
+  // Welford: delta = phi - mean_old; mean += delta / count; M += delta (phi - mean_new)' (the lower
+  // triangle is computed, the upper mirrors it).
+  void add(const double* phi);
+  int dimension() const { return static_cast<int>(mean.size()); }
 };
 
 // Sigma_n above, from the accumulator (count >= 2) and the initial covariance (d x d).

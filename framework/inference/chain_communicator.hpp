@@ -12,9 +12,9 @@
 namespace rsmc::inference {
 
 struct ChainCommunicator {
-    int chain = 0;                 // this rank's chain, 0 .. chains - 1
-    int chains = 1;
-    MPI_Comm comm = MPI_COMM_NULL;  // the ranks of this rank's chain (free with MPI_Comm_free)
+  int chain = 0;  // this rank's chain, 0 .. chains - 1
+  int chains = 1;
+  MPI_Comm comm = MPI_COMM_NULL;  // the ranks of this rank's chain (free with MPI_Comm_free)
 };
 
 // Collective over `comm`. Throws rsmc::Error (on every rank) "--chains: C ..." unless 1 <= C and C

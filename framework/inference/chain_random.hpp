@@ -44,30 +44,30 @@ constexpr std::uint64_t kMaxChains = std::uint64_t(1) << 32;
 
 // The stream of (seed, chain, iteration, role).
 inline rng::Stream chain_stream(std::uint64_t seed, std::uint32_t chain, std::uint64_t iteration, ChainRole role) {
-    return rng::Stream(seed, rng::Purpose::inference, chain, (iteration << 2) | static_cast<std::uint64_t>(role));
+  return rng::Stream(seed, rng::Purpose::inference, chain, (iteration << 2) | static_cast<std::uint64_t>(role));
 }
 
 // Fills z[0..n) with standard normals by the Box-Muller transform: each pair of uniforms (u1, u2)
 // gives r cos(2 pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1); an odd n drops the last sine.
 inline void standard_normals(rng::Stream& stream, double* z, int n) {
-    for (int i = 0; i < n; i += 2) {
-        const double u1 = stream.uniform();
-        const double u2 = stream.uniform();
-        const double r = std::sqrt(-2.0 * math::log(u1));  // sqrt: correctly rounded everywhere
-        const math::SinCos sc = math::sincos_2pi(u2);
-        z[i] = r * sc.cos;
-        if (i + 1 < n) z[i + 1] = r * sc.sin;
-    }
+  for (int i = 0; i < n; i += 2) {
+    const double u1 = stream.uniform();
+    const double u2 = stream.uniform();
+    const double r = std::sqrt(-2.0 * math::log(u1));  // sqrt: correctly rounded everywhere
+    const math::SinCos sc = math::sincos_2pi(u2);
+    z[i] = r * sc.cos;
+    if (i + 1 < n) z[i + 1] = r * sc.sin;
+  }
 }
 
 // The uniform on (0, 1) that decides whether iteration `iteration` accepts its proposal.
 inline double accept_uniform(std::uint64_t seed, std::uint32_t chain, std::uint64_t iteration) {
-    return chain_stream(seed, chain, iteration, ChainRole::accept).uniform();
+  return chain_stream(seed, chain, iteration, ChainRole::accept).uniform();
 }
 
 // The seed of the particle filter that estimates the likelihood at iteration `iteration` (< 2^56).
 inline std::uint64_t filter_seed(std::uint64_t seed, std::uint32_t chain, std::uint64_t iteration) {
-    return chain_stream(seed, chain, iteration, ChainRole::filter).next_u64() >> 8;
+  return chain_stream(seed, chain, iteration, ChainRole::filter).next_u64() >> 8;
 }
 
 }  // namespace rsmc::inference

@@ -29,40 +29,40 @@ namespace rsmc::inference {
 // had a non-finite log-likelihood estimate (NaN, +-inf, or a degenerate filter) or lay outside the
 // prior's support (the likelihood was then not evaluated).
 struct ChainCounters {
-    std::uint64_t accepted = 0;
-    std::uint64_t rejected = 0;
-    std::uint64_t non_finite = 0;
-    std::uint64_t outside_support = 0;
-    std::uint64_t adaptations = 0;          // proposal covariance updates
-    std::uint64_t adaptation_failures = 0;  // updates skipped: the adapted matrix was not positive definite
+  std::uint64_t accepted = 0;
+  std::uint64_t rejected = 0;
+  std::uint64_t non_finite = 0;
+  std::uint64_t outside_support = 0;
+  std::uint64_t adaptations = 0;          // proposal covariance updates
+  std::uint64_t adaptation_failures = 0;  // updates skipped: the adapted matrix was not positive definite
 };
 
 struct ChainState {
-    std::uint64_t iteration = 0;  // proposals made; the next step makes proposal iteration + 1
-    std::vector<double> theta;    // current parameters
-    std::vector<double> phi;      // their unconstrained values
-    double log_likelihood = 0.0;  // the estimate at theta (kept until the next acceptance: pseudo-marginal)
-    double log_prior = 0.0;       // log p(theta)
-    double log_jacobian = 0.0;    // log |d theta / d phi|
-    ChainCounters counters;
-    AdaptationAccumulator adaptation;
-    RandomWalkProposal proposal;
+  std::uint64_t iteration = 0;  // proposals made; the next step makes proposal iteration + 1
+  std::vector<double> theta;    // current parameters
+  std::vector<double> phi;      // their unconstrained values
+  double log_likelihood = 0.0;  // the estimate at theta (kept until the next acceptance: pseudo-marginal)
+  double log_prior = 0.0;       // log p(theta)
+  double log_jacobian = 0.0;    // log |d theta / d phi|
+  ChainCounters counters;
+  AdaptationAccumulator adaptation;
+  RandomWalkProposal proposal;
 
-    int dimension() const { return static_cast<int>(theta.size()); }
-    double acceptance_rate() const;  // accepted / iteration (NaN before the first iteration)
+  int dimension() const { return static_cast<int>(theta.size()); }
+  double acceptance_rate() const;  // accepted / iteration (NaN before the first iteration)
 };
 
 struct NamedReal {
-    std::string name;
-    double value;
+  std::string name;
+  double value;
 };
 struct NamedInteger {
-    std::string name;
-    std::uint64_t value;
+  std::string name;
+  std::uint64_t value;
 };
 struct ChainRecord {
-    std::vector<NamedInteger> integers;
-    std::vector<NamedReal> reals;
+  std::vector<NamedInteger> integers;
+  std::vector<NamedReal> reals;
 };
 
 ChainRecord to_record(const ChainState& state);

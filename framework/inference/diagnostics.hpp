@@ -42,10 +42,10 @@ double standard_deviation(const std::vector<double>& draws);
 double quantile(const std::vector<double>& draws, double probability);  // type 7; sorts a copy
 
 struct Summary {
-    double mean = 0.0;
-    double sd = 0.0;
-    std::vector<double> probabilities;
-    std::vector<double> quantiles;  // at `probabilities`
+  double mean = 0.0;
+  double sd = 0.0;
+  std::vector<double> probabilities;
+  std::vector<double> quantiles;  // at `probabilities`
 };
 Summary summarise(const std::vector<double>& draws,
                   const std::vector<double>& probabilities = {0.025, 0.25, 0.5, 0.75, 0.975});

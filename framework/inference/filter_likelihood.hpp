@@ -25,13 +25,13 @@ namespace rsmc::inference {
 template <class MakeModel>
 LogLikelihood filter_log_likelihood(MPI_Comm comm, MakeModel make_model, Observations observations,
                                     FilterOptions options) {
-    return [comm, make_model = std::move(make_model), y = std::move(observations), options](
-               const std::vector<double>& theta, std::uint64_t filter_seed) {
-        FilterOptions o = options;
-        o.seed = filter_seed;
-        auto model = make_model(theta);
-        return BootstrapFilter<decltype(model)>(comm, std::move(model), o).run(y).log_likelihood;
-    };
+  return [comm, make_model = std::move(make_model), y = std::move(observations), options](
+             const std::vector<double>& theta, std::uint64_t filter_seed) {
+    FilterOptions o = options;
+    o.seed = filter_seed;
+    auto model = make_model(theta);
+    return BootstrapFilter<decltype(model)>(comm, std::move(model), o).run(y).log_likelihood;
+  };
 }
 
 }  // namespace rsmc::inference

@@ -38,13 +38,13 @@ namespace rsmc::inference {
 using LogLikelihood = std::function<double(const std::vector<double>& theta, std::uint64_t filter_seed)>;
 
 struct ChainOptions {
-    std::uint64_t seed = 1;                   // < 2^56
-    std::uint32_t chain = 0;                  // the chain's index: chains of one run differ only in it
-    std::vector<double> proposal_covariance;  // the initial one, d x d, on the unconstrained scale
-    AdaptationOptions adaptation;
+  std::uint64_t seed = 1;                   // < 2^56
+  std::uint32_t chain = 0;                  // the chain's index: chains of one run differ only in it
+  std::vector<double> proposal_covariance;  // the initial one, d x d, on the unconstrained scale
+  AdaptationOptions adaptation;
 
-    // Throws rsmc::Error naming the option: seed >= 2^56, a bad covariance, bad adaptation options.
-    void validate(int dimension) const;
+  // Throws rsmc::Error naming the option: seed >= 2^56, a bad covariance, bad adaptation options.
+  void validate(int dimension) const;
 };
 
 enum class Outcome { accepted, rejected, non_finite, outside_support };
@@ -52,38 +52,38 @@ const char* outcome_name(Outcome outcome);
 
 // What one iteration did (the proposal, whether or not it was accepted).
 struct StepResult {
-    std::uint64_t iteration = 0;
-    std::uint64_t filter_seed = 0;
-    std::vector<double> proposed_theta;
-    double proposed_log_likelihood = 0.0;  // NaN when not evaluated (outside_support)
-    double proposed_log_prior = 0.0;
-    double log_acceptance = 0.0;  // log alpha (-inf unless the proposal reached step 4)
-    Outcome outcome = Outcome::rejected;
-    bool adapted = false;  // the proposal covariance changed after this iteration
+  std::uint64_t iteration = 0;
+  std::uint64_t filter_seed = 0;
+  std::vector<double> proposed_theta;
+  double proposed_log_likelihood = 0.0;  // NaN when not evaluated (outside_support)
+  double proposed_log_prior = 0.0;
+  double log_acceptance = 0.0;  // log alpha (-inf unless the proposal reached step 4)
+  Outcome outcome = Outcome::rejected;
+  bool adapted = false;  // the proposal covariance changed after this iteration
 
-    bool accepted() const { return outcome == Outcome::accepted; }
+  bool accepted() const { return outcome == Outcome::accepted; }
 };
 
 class PmmhChain {
-  public:
-    // Validates the options against the parameters' dimension.
-    PmmhChain(InferredParameterSet parameters, ChainOptions options);
+ public:
+  // Validates the options against the parameters' dimension.
+  PmmhChain(InferredParameterSet parameters, ChainOptions options);
 
-    // The state at iteration 0: checks each initial value (check_initial_value), evaluates the
-    // log-likelihood with filter_seed(seed, chain, 0) and starts the adaptation accumulators with the
-    // initial point. Throws rsmc::Error if the initial log-likelihood is not finite (the message
-    // gives the value and the filter seed).
-    ChainState start(const std::vector<double>& initial_theta, const LogLikelihood& log_likelihood) const;
+  // The state at iteration 0: checks each initial value (check_initial_value), evaluates the
+  // log-likelihood with filter_seed(seed, chain, 0) and starts the adaptation accumulators with the
+  // initial point. Throws rsmc::Error if the initial log-likelihood is not finite (the message
+  // gives the value and the filter seed).
+  ChainState start(const std::vector<double>& initial_theta, const LogLikelihood& log_likelihood) const;
 
-    // One iteration (above); updates `state` in place.
-    StepResult step(ChainState& state, const LogLikelihood& log_likelihood) const;
+  // One iteration (above); updates `state` in place.
+  StepResult step(ChainState& state, const LogLikelihood& log_likelihood) const;
 
-    const InferredParameterSet& parameters() const { return parameters_; }
-    const ChainOptions& options() const { return options_; }
+  const InferredParameterSet& parameters() const { return parameters_; }
+  const ChainOptions& options() const { return options_; }
 
-  private:
-    InferredParameterSet parameters_;
-    ChainOptions options_;
+ private:
+  InferredParameterSet parameters_;
+  ChainOptions options_;
 };
 
 }  // namespace rsmc::inference

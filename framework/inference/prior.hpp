@@ -25,14 +25,14 @@ namespace rsmc::inference {
 
 // The open interval (lower, upper); either end may be infinite.
 struct Interval {
-    double lower;
-    double upper;
+  double lower;
+  double upper;
 
-    bool contains(double x) const { return x > lower && x < upper; }
-    // Whether this interval lies inside `outer` (its ends within outer's ends).
-    bool within(const Interval& outer) const { return lower >= outer.lower && upper <= outer.upper; }
-    bool empty() const { return !(lower < upper); }
-    std::string describe() const;  // "(0, inf)"
+  bool contains(double x) const { return x > lower && x < upper; }
+  // Whether this interval lies inside `outer` (its ends within outer's ends).
+  bool within(const Interval& outer) const { return lower >= outer.lower && upper <= outer.upper; }
+  bool empty() const { return !(lower < upper); }
+  std::string describe() const;  // "(0, inf)"
 };
 
 Interval real_line();
@@ -42,28 +42,28 @@ Interval intersect(const Interval& a, const Interval& b);
 enum class PriorKind { normal, log_normal, uniform, gamma, inverse_gamma, beta };
 
 class Prior {
-  public:
-    // Validates the arguments: throws rsmc::Error naming the prior and the argument, e.g.
-    // "gamma prior: rate = -1; expected a finite number > 0".
-    Prior(PriorKind kind, double a, double b);
+ public:
+  // Validates the arguments: throws rsmc::Error naming the prior and the argument, e.g.
+  // "gamma prior: rate = -1; expected a finite number > 0".
+  Prior(PriorKind kind, double a, double b);
 
-    // The same by name ("normal", "log_normal", "uniform", "gamma", "inverse_gamma", "beta"); an
-    // unknown name is an error that lists the known ones.
-    static Prior from_name(const std::string& name, double a, double b);
+  // The same by name ("normal", "log_normal", "uniform", "gamma", "inverse_gamma", "beta"); an
+  // unknown name is an error that lists the known ones.
+  static Prior from_name(const std::string& name, double a, double b);
 
-    PriorKind kind() const { return kind_; }
-    const char* name() const;
-    const char* argument_name(int i) const;  // i = 0, 1: "mean", "sd", ...
-    double argument(int i) const { return i == 0 ? a_ : b_; }
-    Interval support() const;
+  PriorKind kind() const { return kind_; }
+  const char* name() const;
+  const char* argument_name(int i) const;  // i = 0, 1: "mean", "sd", ...
+  double argument(int i) const { return i == 0 ? a_ : b_; }
+  Interval support() const;
 
-    double log_density(double x) const;  // -inf outside the support, NaN for NaN
-    std::string describe() const;        // "gamma(shape = 2, rate = 0.5)"
+  double log_density(double x) const;  // -inf outside the support, NaN for NaN
+  std::string describe() const;        // "gamma(shape = 2, rate = 0.5)"
 
-  private:
-    PriorKind kind_;
-    double a_, b_;
-    double log_norm_ = 0.0;  // the x-independent part of the log-density, computed once
+ private:
+  PriorKind kind_;
+  double a_, b_;
+  double log_norm_ = 0.0;  // the x-independent part of the log-density, computed once
 };
 
 // The names of the priors, comma separated, for messages and --help.

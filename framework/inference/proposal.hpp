@@ -23,25 +23,25 @@ bool cholesky(const std::vector<double>& a, int d, std::vector<double>& l);
 void check_covariance(const std::vector<double>& c, int d, const std::string& what);
 
 class RandomWalkProposal {
-  public:
-    RandomWalkProposal() = default;
-    // Throws rsmc::Error (through check_covariance, what = "proposal covariance") on a bad matrix.
-    RandomWalkProposal(int d, std::vector<double> covariance);
+ public:
+  RandomWalkProposal() = default;
+  // Throws rsmc::Error (through check_covariance, what = "proposal covariance") on a bad matrix.
+  RandomWalkProposal(int d, std::vector<double> covariance);
 
-    // Replaces the covariance if it is positive definite; returns false (and keeps the old one) if not.
-    bool try_set_covariance(const std::vector<double>& covariance);
+  // Replaces the covariance if it is positive definite; returns false (and keeps the old one) if not.
+  bool try_set_covariance(const std::vector<double>& covariance);
 
-    // out = phi + L z (d values each; out must not alias z).
-    void propose(const double* phi, const double* z, double* out) const;
+  // out = phi + L z (d values each; out must not alias z).
+  void propose(const double* phi, const double* z, double* out) const;
 
-    int dimension() const { return d_; }
-    const std::vector<double>& covariance() const { return covariance_; }
-    const std::vector<double>& factor() const { return factor_; }
+  int dimension() const { return d_; }
+  const std::vector<double>& covariance() const { return covariance_; }
+  const std::vector<double>& factor() const { return factor_; }
 
-  private:
-    int d_ = 0;
-    std::vector<double> covariance_;  // d x d, row-major
-    std::vector<double> factor_;      // its lower Cholesky factor
+ private:
+  int d_ = 0;
+  std::vector<double> covariance_;  // d x d, row-major
+  std::vector<double> factor_;      // its lower Cholesky factor
 };
 
 }  // namespace rsmc::inference

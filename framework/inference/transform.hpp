@@ -26,34 +26,34 @@ namespace rsmc::inference {
 enum class TransformKind { identity, log, logit };
 
 class Transform {
-  public:
-    static Transform identity() { return Transform(TransformKind::identity, 0.0, 0.0); }
-    static Transform log() { return Transform(TransformKind::log, 0.0, 0.0); }
-    // Throws rsmc::Error unless a < b are finite and b - a is finite.
-    static Transform logit(double lower, double upper);
-    // The transform whose image is `range`: identity for the real line, log for (0, inf), logit for a
-    // bounded interval; throws rsmc::Error for any other half-line (no transform maps onto it).
-    static Transform onto(const Interval& range);
-    // "identity", "log" or "logit" (the last with its bounds); throws naming the known ones.
-    static Transform from_name(const std::string& name, double lower = 0.0, double upper = 0.0);
+ public:
+  static Transform identity() { return Transform(TransformKind::identity, 0.0, 0.0); }
+  static Transform log() { return Transform(TransformKind::log, 0.0, 0.0); }
+  // Throws rsmc::Error unless a < b are finite and b - a is finite.
+  static Transform logit(double lower, double upper);
+  // The transform whose image is `range`: identity for the real line, log for (0, inf), logit for a
+  // bounded interval; throws rsmc::Error for any other half-line (no transform maps onto it).
+  static Transform onto(const Interval& range);
+  // "identity", "log" or "logit" (the last with its bounds); throws naming the known ones.
+  static Transform from_name(const std::string& name, double lower = 0.0, double upper = 0.0);
 
-    TransformKind kind() const { return kind_; }
-    const char* name() const;
-    double lower() const { return lower_; }
-    double upper() const { return upper_; }
-    Interval image() const;        // the values theta can take
-    std::string describe() const;  // "log", "logit(0, 1)"
+  TransformKind kind() const { return kind_; }
+  const char* name() const;
+  double lower() const { return lower_; }
+  double upper() const { return upper_; }
+  Interval image() const;        // the values theta can take
+  std::string describe() const;  // "log", "logit(0, 1)"
 
-    double to_constrained(double phi) const;      // theta
-    double to_unconstrained(double theta) const;  // phi; +-inf or NaN for theta outside the image
-    double log_jacobian(double phi) const;        // log |d theta / d phi|
+  double to_constrained(double phi) const;      // theta
+  double to_unconstrained(double theta) const;  // phi; +-inf or NaN for theta outside the image
+  double log_jacobian(double phi) const;        // log |d theta / d phi|
 
-  private:
-    Transform(TransformKind kind, double lower, double upper) : kind_(kind), lower_(lower), upper_(upper) {}
+ private:
+  Transform(TransformKind kind, double lower, double upper) : kind_(kind), lower_(lower), upper_(upper) {}
 
-    TransformKind kind_;
-    double lower_, upper_;    // logit only
-    double log_width_ = 0.0;  // logit: log(upper - lower)
+  TransformKind kind_;
+  double lower_, upper_;    // logit only
+  double log_width_ = 0.0;  // logit: log(upper - lower)
 };
 
 }  // namespace rsmc::inference

@@ -63,8 +63,7 @@ void commit(const std::string& tmp, const std::string& path, bool overwrite) {
     const int err = errno;
     if (err == EEXIST) throw existing_file_error("output", path);
     // File systems without hard links: fall back to check-then-rename.
-    if (err != EPERM && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS && err != EMLINK &&
-        err != EXDEV)
+    if (err != EPERM && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS && err != EMLINK && err != EXDEV)
       throw Error("output file '" + path + "': cannot move the temporary file '" + tmp +
                   "' into place: " + errno_text(err));
     if (something_exists(path)) throw existing_file_error("output", path);
@@ -95,10 +94,8 @@ void write_atomically(const std::string& path, bool overwrite,
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("output file '" + path + "' is a directory; expected a path to a file");
   if (::stat(dir.c_str(), &st) != 0)
-    throw Error("output file '" + path + "': cannot use the directory '" + dir.string() +
-                "': " + errno_text(errno));
-  if (!S_ISDIR(st.st_mode))
-    throw Error("output file '" + path + "': '" + dir.string() + "' is not a directory");
+    throw Error("output file '" + path + "': cannot use the directory '" + dir.string() + "': " + errno_text(errno));
+  if (!S_ISDIR(st.st_mode)) throw Error("output file '" + path + "': '" + dir.string() + "' is not a directory");
 
   const std::string tmp = atomic_temporary_path(path);
   // A leftover from an earlier process that had our pid: it is ours to replace.

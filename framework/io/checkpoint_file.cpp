@@ -166,7 +166,8 @@ void remove_leftovers(const Target& t) {
 // Rank 0's error (or ""): the directory is missing, not writable, or has no room for the file.
 std::string directory_problem(const Target& t, const CheckpointInfo& info, const RunProgress& progress) {
   struct stat st;
-  if (::stat(t.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return t.what + ": the directory '" + t.dir + "' does not exist";
+  if (::stat(t.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return t.what + ": the directory '" + t.dir + "' does not exist";
   if (::access(t.dir.c_str(), W_OK) != 0)
     return t.what + ": cannot write in the directory '" + t.dir + "': " + std::strerror(errno);
   struct statvfs fs;
@@ -211,7 +212,8 @@ hid_t create_parallel_file(MPI_Comm comm, const Target& t) {
 }
 
 // /particles: every rank writes its block of global ids.
-void write_particles(MPI_Comm comm, hid_t f, const Target& t, const CheckpointInfo& info, const CheckpointBlock& block) {
+void write_particles(MPI_Comm comm, hid_t f, const Target& t, const CheckpointInfo& info,
+                     const CheckpointBlock& block) {
   Hid particles(create_group(f, "particles", t.fail), H5Gclose);
   const hid_t g = particles.get();
   const hsize_t n = info.particles, d = static_cast<hsize_t>(info.state_dim);
@@ -318,8 +320,8 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
   return names;
 }
 
-void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
-                      const RunProgress& progress, const CheckpointBlock& block) {
+void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info, const RunProgress& progress,
+                      const CheckpointBlock& block) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const Target target = target_of(comm, path);
@@ -435,8 +437,7 @@ CheckpointBlock read_checkpoint_block(MPI_Comm comm, const std::string& path, co
   agree_all(comm, error);
   std::uint64_t checksum = block_checksum(b, info.state_dim);
   MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, comm);
-  if (checksum != stored)
-    throw Error(what + ": the particle data do not match their checksum (the file is damaged)");
+  if (checksum != stored) throw Error(what + ": the particle data do not match their checksum (the file is damaged)");
   return b;
 }
 

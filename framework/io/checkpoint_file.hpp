@@ -75,8 +75,8 @@ struct CheckpointBlock {
 // Collective over `comm`. `progress` must be identical on every rank; the blocks of the ranks, in
 // rank order, must cover ids 0..N-1. Throws rsmc::Error on every rank if the write fails; the file
 // under `path` is then unchanged (an existing one is replaced only by a complete new file).
-void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info,
-                      const RunProgress& progress, const CheckpointBlock& block);
+void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointInfo& info, const RunProgress& progress,
+                      const CheckpointBlock& block);
 
 // Collective: verifies the whole file's digest (the ranks share the work), then every rank reads the
 // metadata and the progress.

@@ -27,14 +27,11 @@ struct FileCloser {
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string where(const std::string& path) { return "observations file '" + path + "'"; }
-std::string where(const std::string& path, long line) {
-  return where(path) + ", line " + std::to_string(line);
-}
+std::string where(const std::string& path, long line) { return where(path) + ", line " + std::to_string(line); }
 
 std::string read_whole_file(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    throw Error(where(path) + ": cannot open: " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) throw Error(where(path) + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw Error(where(path) + ": is a directory; expected a CSV file");
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) throw Error(where(path) + ": cannot open: " + std::strerror(errno));
@@ -163,9 +160,8 @@ Observations read_observations_csv(const std::string& path) {
 
     if (fields.size() != names.size())
       throw Error(where(path, line_number) + ": " + std::to_string(fields.size()) + " field" +
-                  (fields.size() == 1 ? "" : "s") + ", expected " + std::to_string(names.size()) +
-                  " (header has " + std::to_string(names.size()) + " column" +
-                  (names.size() == 1 ? "" : "s") + ")");
+                  (fields.size() == 1 ? "" : "s") + ", expected " + std::to_string(names.size()) + " (header has " +
+                  std::to_string(names.size()) + " column" + (names.size() == 1 ? "" : "s") + ")");
     std::size_t n_missing = 0;
     std::size_t first_missing = 0, first_present = 0;
     bool any_present = false;
@@ -177,17 +173,16 @@ Observations read_observations_csv(const std::string& path) {
         if (!any_present) first_present = j;
         any_present = true;
         if (!parse_finite(fields[j], v))
-          throw Error(where(path, line_number) + ": column " + quoted(names[j]) + ": " +
-                      quoted(fields[j]) +
+          throw Error(where(path, line_number) + ": column " + quoted(names[j]) + ": " + quoted(fields[j]) +
                       " is not a finite number; expected a finite decimal number (e.g. 1.5 or -2e-3; "
                       "no hexadecimal, inf or nan(...) spellings), or empty, NA, NaN or nan for a missing step");
       }
       values.push_back(v);
     }
     if (n_missing != 0 && n_missing != fields.size())
-      throw Error(where(path, line_number) + ": " + std::to_string(n_missing) + " of " +
-                  std::to_string(fields.size()) + " fields missing (column " +
-                  quoted(names[first_missing]) + " missing, column " + quoted(names[first_present]) +
+      throw Error(where(path, line_number) + ": " + std::to_string(n_missing) + " of " + std::to_string(fields.size()) +
+                  " fields missing (column " + quoted(names[first_missing]) + " missing, column " +
+                  quoted(names[first_present]) +
                   " present); rsmc cannot filter partially observed steps: expected all fields "
                   "missing or none");
     ++steps;
@@ -198,8 +193,7 @@ Observations read_observations_csv(const std::string& path) {
 
   if (names.empty())
     throw Error(where(path) + ": no header; expected a header line of column names, then one row per step");
-  if (steps == 0)
-    throw Error(where(path) + ": no data rows after the header; expected one row per step");
+  if (steps == 0) throw Error(where(path) + ": no data rows after the header; expected one row per step");
 
   Observations obs;
   obs.steps = static_cast<int>(steps);
@@ -221,12 +215,11 @@ void write_observations_csv(const std::string& path, const Observations& obs,
       names.push_back("y" + number);
     }
   if (names.size() != static_cast<std::size_t>(obs.dim))
-    throw Error(what + ": " + std::to_string(names.size()) + " column names for " +
-                std::to_string(obs.dim) + " observation components; expected one name per component");
+    throw Error(what + ": " + std::to_string(names.size()) + " column names for " + std::to_string(obs.dim) +
+                " observation components; expected one name per component");
   std::set<std::string> seen;
   for (const std::string& name : names) {
-    if (name.empty() || name != trim(name) || name[0] == '#' ||
-        name.find_first_of(",\"\n\r") != std::string::npos)
+    if (name.empty() || name != trim(name) || name[0] == '#' || name.find_first_of(",\"\n\r") != std::string::npos)
       throw Error(what + ": column name " + quoted(name) +
                   " is not allowed; expected a non-empty name without commas, quotes, line breaks "
                   "or surrounding whitespace, not starting with '#'");
@@ -240,8 +233,7 @@ void write_observations_csv(const std::string& path, const Observations& obs,
     double v;
     if (!parse_finite(name, v)) all_numeric = false;
   }
-  if (all_numeric)
-    throw Error(what + ": column names are all numbers; expected at least one non-numeric name");
+  if (all_numeric) throw Error(what + ": column names are all numbers; expected at least one non-numeric name");
 
   std::string text;
   for (std::size_t j = 0; j < names.size(); ++j) {
@@ -270,8 +262,7 @@ void write_observations_csv(const std::string& path, const Observations& obs,
     if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size())
       throw Error(what + ": cannot write '" + tmp + "': " + std::strerror(errno));
     std::FILE* raw = f.release();
-    if (std::fclose(raw) != 0)
-      throw Error(what + ": cannot write '" + tmp + "': " + std::strerror(errno));
+    if (std::fclose(raw) != 0) throw Error(what + ": cannot write '" + tmp + "': " + std::strerror(errno));
   });
 }
 

@@ -42,17 +42,28 @@ std::string root_datasets(hid_t file) {
 
 std::string class_name(H5T_class_t c) {
   switch (c) {
-    case H5T_INTEGER: return "integer";
-    case H5T_FLOAT: return "floating-point";
-    case H5T_STRING: return "string";
-    case H5T_BITFIELD: return "bitfield";
-    case H5T_OPAQUE: return "opaque";
-    case H5T_COMPOUND: return "compound";
-    case H5T_REFERENCE: return "reference";
-    case H5T_ENUM: return "enum";
-    case H5T_VLEN: return "variable-length";
-    case H5T_ARRAY: return "array";
-    default: return "unknown";
+    case H5T_INTEGER:
+      return "integer";
+    case H5T_FLOAT:
+      return "floating-point";
+    case H5T_STRING:
+      return "string";
+    case H5T_BITFIELD:
+      return "bitfield";
+    case H5T_OPAQUE:
+      return "opaque";
+    case H5T_COMPOUND:
+      return "compound";
+    case H5T_REFERENCE:
+      return "reference";
+    case H5T_ENUM:
+      return "enum";
+    case H5T_VLEN:
+      return "variable-length";
+    case H5T_ARRAY:
+      return "array";
+    default:
+      return "unknown";
   }
 }
 
@@ -92,8 +103,8 @@ Observations read_observations_hdf5(const std::string& path, const std::string& 
                 "); expected at least one step and one component");
   const hsize_t int_max = static_cast<hsize_t>(std::numeric_limits<int>::max());
   if (dims[0] > int_max || dims[1] > int_max || dims[0] * dims[1] > int_max)
-    throw Error(ds + ": is too large (" + std::to_string(dims[0]) + " x " + std::to_string(dims[1]) +
-                "); at most " + std::to_string(int_max) + " values are supported");
+    throw Error(ds + ": is too large (" + std::to_string(dims[0]) + " x " + std::to_string(dims[1]) + "); at most " +
+                std::to_string(int_max) + " values are supported");
 
   Observations obs;
   obs.steps = static_cast<int>(dims[0]);
@@ -138,8 +149,7 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
     Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);  // no timestamps in the file
-    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, H5P_DEFAULT),
-             H5Fclose);
+    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) throw Error(fail + " (cannot create it)");
     // A T x m float64 dataset with the 64-bit integer attribute "columns" = m.
     auto write_series = [&](const char* name, const Observations& series) {
@@ -155,8 +165,7 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
 
       Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
       if (!scalar.valid()) throw Error(fail);
-      Hid attr(H5Acreate2(dset.get(), "columns", H5T_STD_I64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
-               H5Aclose);
+      Hid attr(H5Acreate2(dset.get(), "columns", H5T_STD_I64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
       const std::int64_t columns = series.dim;
       if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, &columns) < 0)
         throw Error(fail + " (cannot write attribute 'columns' of '" + name + "')");

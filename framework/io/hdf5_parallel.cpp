@@ -42,8 +42,9 @@ hid_t create_group(hid_t file, const char* name, const std::string& fail) {
 // Creates a dataset (collectively); rank 0 writes all of `data` (independent I/O); then every rank
 // learns whether that worked, so that a failure (a full disk) stops all ranks at the same point
 // instead of leaving some waiting in the next collective call.
-void write_small(MPI_Comm comm, const std::string& tmp, hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
-                 const std::vector<hsize_t>& dims, const void* data, bool writer, const std::string& fail) {
+void write_small(MPI_Comm comm, const std::string& tmp, hid_t location, const std::string& name, hid_t file_type,
+                 hid_t mem_type, const std::vector<hsize_t>& dims, const void* data, bool writer,
+                 const std::string& fail) {
   Hid dset(create_dataset(location, name, file_type, dims, fail), H5Dclose);
   hsize_t n = 1;
   for (hsize_t d : dims) n *= d;
@@ -55,8 +56,9 @@ void write_small(MPI_Comm comm, const std::string& tmp, hid_t location, const st
 // Creates a (rows x N) or (N) dataset (collectively) and writes this rank's columns
 // [first, first + count), each rank its own contiguous block with independent MPI-IO; then every
 // rank learns whether all writes worked (see write_small: a full disk must not leave ranks waiting).
-void write_block(MPI_Comm comm, const std::string& tmp, hid_t location, const char* name, hid_t file_type, hid_t mem_type, hsize_t rows,
-                 hsize_t n, hsize_t first, hsize_t count, const void* data, const std::string& fail) {
+void write_block(MPI_Comm comm, const std::string& tmp, hid_t location, const char* name, hid_t file_type,
+                 hid_t mem_type, hsize_t rows, hsize_t n, hsize_t first, hsize_t count, const void* data,
+                 const std::string& fail) {
   const bool two_d = rows > 0;
   const hsize_t dims[2] = {rows, n}, offset[2] = {0, first}, extent[2] = {rows, count};
   Hid dset(create_dataset(location, name, file_type, std::vector<hsize_t>(two_d ? dims : dims + 1, dims + 2), fail),
@@ -97,7 +99,8 @@ void write_text_attribute(hid_t location, const char* name, const std::string& v
 }
 
 void write_int64_attributes(hid_t location, std::initializer_list<IntAttribute> attributes, const std::string& fail) {
-  for (const IntAttribute& a : attributes) write_attribute(location, a.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.value, fail);
+  for (const IntAttribute& a : attributes)
+    write_attribute(location, a.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.value, fail);
 }
 
 // Reading.
@@ -214,8 +217,9 @@ void abort_on_write_failure(MPI_Comm comm, const std::string& local_error, const
   const int first_bad = first_failing_rank(comm, local_error);
   if (first_bad < 0) return;
   if (rank == first_bad) {
-    std::fprintf(stderr, "rsmc: error: %s; aborting the job (a parallel HDF5 file cannot be closed safely after a "
-                         "failed write; the previous checkpoints are intact)\n",
+    std::fprintf(stderr,
+                 "rsmc: error: %s; aborting the job (a parallel HDF5 file cannot be closed safely after a "
+                 "failed write; the previous checkpoints are intact)\n",
                  local_error.c_str());
     std::fflush(stderr);
     ::unlink(tmp.c_str());

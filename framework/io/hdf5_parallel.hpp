@@ -63,8 +63,7 @@ hsize_t length_1d(hid_t file, const std::string& name, const std::string& what);
 // Opens dataset `name`, which must have exactly `dims` and store them: its allocated storage holds
 // that many elements and lies within the file. A damaged file can claim any shape, so readers check
 // this before they allocate (found by tests/fuzz).
-Hid open_stored_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims,
-                        const std::string& what);
+Hid open_stored_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims, const std::string& what);
 void read_opened(hid_t dset, const std::string& name, hid_t mem_type, void* out, const std::string& what);
 // Reads a whole dataset that must have exactly `dims` into `out`, sized only once the file is known
 // to hold that much.

@@ -40,8 +40,7 @@ hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
 #endif
   if (is_hdf5 == 0) throw Error(what + ": is not an HDF5 file; expected an HDF5 file (.h5)");
   const hid_t file = is_hdf5 > 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-  if (file < 0)
-    throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
+  if (file < 0) throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
   return file;
 }
 

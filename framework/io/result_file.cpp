@@ -41,8 +41,9 @@ std::string shape_text(const std::vector<hsize_t>& dims) {
 // Writes dataset `name` (a path relative to `location`, the file or a group).
 void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
                    const std::vector<hsize_t>& dims, const void* data, const std::string& fail) {
-  Hid space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-            H5Sclose);
+  Hid space(
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+      H5Sclose);
   Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
   if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
   Hid dset(H5Dcreate2(location, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
@@ -84,8 +85,7 @@ std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std
                 (rank == 0 ? std::string("a scalar") : std::to_string(rank) + "-D"));
   hsize_t n = 1;
   for (hsize_t d : dims) n *= d;
-  if (n > static_cast<hsize_t>(std::numeric_limits<int>::max()))
-    throw Error(ds + ": is too large " + shape_text(dims));
+  if (n > static_cast<hsize_t>(std::numeric_limits<int>::max())) throw Error(ds + ": is too large " + shape_text(dims));
   values.resize(static_cast<std::size_t>(n));
   if (n > 0 && H5Dread(dset.get(), Hdf5Type<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     throw Error(ds + ": cannot read its values (damaged file?)");

@@ -30,7 +30,8 @@
 namespace rsmc {
 
 struct ResultAttributes {  // written as attributes of the root group; never compared bitwise across rank counts
-  std::vector<std::pair<std::string, std::string>> text;       // {"rsmc_version","0.1.0"}, {"model","linear_gaussian"}, {"configuration", "..."}
+  std::vector<std::pair<std::string, std::string>>
+      text;  // {"rsmc_version","0.1.0"}, {"model","linear_gaussian"}, {"configuration", "..."}
   std::vector<std::pair<std::string, std::int64_t>> integers;  // {"ranks", 4}, {"particles", 10000}
   std::vector<std::pair<std::string, double>> reals;           // {"seconds_propagate", 1.25}
 };
@@ -47,7 +48,8 @@ void write_result_file(const std::string& path, const FilterResult& result, cons
 
 // Reads the datasets back (attributes are not returned). Values are converted to double / uint8 /
 // uint64 if the file stores another float / integer type. A file without /resampling_traffic or
-// /invalid_likelihoods (written before they existed) gives empty vectors. Throws rsmc::Error naming the file and dataset.
+// /invalid_likelihoods (written before they existed) gives empty vectors. Throws rsmc::Error naming the file and
+// dataset.
 FilterResult read_result_file(const std::string& path);
 
 // Reads the root-group attributes written by write_result_file (text, integer and float scalars;

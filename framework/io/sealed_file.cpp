@@ -17,7 +17,7 @@
 namespace rsmc {
 namespace {
 
-constexpr std::size_t kSealBytes = 512;   // the HDF5 user block
+constexpr std::size_t kSealBytes = 512;  // the HDF5 user block
 constexpr std::uint64_t kSealVersion = 1;
 constexpr std::uint64_t kLeafBytes = std::uint64_t{1} << 22;  // 4 MiB pieces
 constexpr char kMagic[8] = {'\x89', 'R', 'S', 'M', 'C', '\r', '\n', '\x1a'};
@@ -241,10 +241,8 @@ Sha256::Digest verify_sealed_file(MPI_Comm comm, const std::string& path, Sealed
   if (skip == 1) return stored;
   Seal zeroed = seal;
   std::fill(zeroed.begin() + kDigestAt, zeroed.begin() + kDigestAt + 32, 0);
-  const Sha256::Digest computed =
-      file_digest(comm, file.fd, static_cast<std::uint64_t>(st.st_size), zeroed, what);
-  if (computed != stored)
-    throw Error(what + ": is damaged (its bytes do not match the SHA-256 digest in its seal)");
+  const Sha256::Digest computed = file_digest(comm, file.fd, static_cast<std::uint64_t>(st.st_size), zeroed, what);
+  if (computed != stored) throw Error(what + ": is damaged (its bytes do not match the SHA-256 digest in its seal)");
   return stored;
 }
 
@@ -261,7 +259,8 @@ void require_same_seal(const std::string& path, const Sha256::Digest& digest, co
 
 void remember_sealed_file(const std::string& path, const Sha256::Digest& digest) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) known_files()[path] = KnownFile{st.st_dev, st.st_ino, st.st_size, st.st_ctim, digest};
+  if (::stat(path.c_str(), &st) == 0)
+    known_files()[path] = KnownFile{st.st_dev, st.st_ino, st.st_size, st.st_ctim, digest};
 }
 
 FileStart file_start(const std::string& path) {

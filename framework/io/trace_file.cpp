@@ -20,7 +20,6 @@ using namespace io_detail;  // hdf5_util.hpp and hdf5_parallel.hpp
 
 std::string step_path(const char* parent, int t) { return std::string(parent) + "/" + std::to_string(t); }
 
-
 }  // namespace
 
 void check_trace_every(long long every) {
@@ -88,12 +87,13 @@ void TraceWriter::cloud(int t, std::uint64_t first_id, std::uint64_t count, int 
   std::string error;
   try {
     SilenceHdf5Errors silence;
-    require(file_ >= 0 && state_dim == info_.state_dim, fail_ + " (internal error: no file, or a wrong state dimension)");
+    require(file_ >= 0 && state_dim == info_.state_dim,
+            fail_ + " (internal error: no file, or a wrong state dimension)");
     Hid group(group_for("cloud", t), H5Gclose);
-    write_block(comm_, tmp_, group.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                static_cast<hsize_t>(state_dim), info_.particles, first_id, count, state, fail_);
-    write_block(comm_, tmp_, group.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, info_.particles,
-                first_id, count, log_weight, fail_);
+    write_block(comm_, tmp_, group.get(), "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(state_dim),
+                info_.particles, first_id, count, state, fail_);
+    write_block(comm_, tmp_, group.get(), "log_weight", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, info_.particles, first_id,
+                count, log_weight, fail_);
     cloud_steps_.push_back(t);
   } catch (const Error& e) {
     error = e.what();
@@ -106,7 +106,8 @@ void TraceWriter::resampled(int t, std::uint64_t first_id, const Selection& sele
   // rank's ancestors fill the contiguous range [selection.first_id, + offspring) of the dataset.
   std::vector<std::uint64_t> ancestor;
   ancestor.reserve(selection.offspring);
-  for (std::size_t i = 0; i < selection.counts.size(); ++i) ancestor.insert(ancestor.end(), selection.counts[i], first_id + i);
+  for (std::size_t i = 0; i < selection.counts.size(); ++i)
+    ancestor.insert(ancestor.end(), selection.counts[i], first_id + i);
   std::string error;
   try {
     SilenceHdf5Errors silence;
@@ -177,8 +178,9 @@ TraceReader::TraceReader(const std::string& path) : path_(path), what_("trace '"
   try {
     std::int64_t version = 0;
     if (H5Aexists(file_, "trace_format_version") <= 0)
-      throw Error(what_ + ": not an rsmc trace file (no trace_format_version attribute; write one with rsmc filter "
-                          "--trace)");
+      throw Error(what_ +
+                  ": not an rsmc trace file (no trace_format_version attribute; write one with rsmc filter "
+                  "--trace)");
     read_attribute(file_, "trace_format_version", H5T_NATIVE_INT64, &version, what_);
     if (version != kTraceFormatVersion)
       throw Error(what_ + ": trace format version " + std::to_string(version) + " is not supported; this rsmc reads " +
@@ -204,9 +206,10 @@ TraceReader::TraceReader(const std::string& path) : path_(path), what_("trace '"
     auto read_steps = [&](const char* name, std::vector<std::int32_t>& out) {
       const hsize_t n = length_1d(file_, name, what_);
       read_all(file_, name, H5T_NATIVE_INT32, {n}, out, what_);
-      require(std::is_sorted(out.begin(), out.end()) && std::adjacent_find(out.begin(), out.end()) == out.end() &&
-                  (out.empty() || (out.front() >= 1 && out.back() <= steps)),
-              what_ + ": '/" + name + "' is not an ascending list of steps 1.." + std::to_string(steps) + " (damaged?)");
+      require(
+          std::is_sorted(out.begin(), out.end()) && std::adjacent_find(out.begin(), out.end()) == out.end() &&
+              (out.empty() || (out.front() >= 1 && out.back() <= steps)),
+          what_ + ": '/" + name + "' is not an ascending list of steps 1.." + std::to_string(steps) + " (damaged?)");
     };
     read_steps("cloud_steps", header_.cloud_steps);
     read_steps("resampled_steps", header_.resampled_steps);

@@ -111,5 +111,4 @@ class TraceReader {
   TraceHeader header_;
 };
 
-
 }  // namespace rsmc

@@ -40,9 +40,7 @@ RSMC_HOST_DEVICE double normal_log_normaliser(double variance) {
 
 // -log(2 pi sd sd) / 2, the same constant from the sd. The product is formed left to right,
 // (2 pi sd) sd, which can differ in the last bit from 2 pi (sd^2).
-RSMC_HOST_DEVICE double normal_log_normaliser_sd(double sd) {
-  return -0.5 * density_math::log(2.0 * kPi * sd * sd);
-}
+RSMC_HOST_DEVICE double normal_log_normaliser_sd(double sd) { return -0.5 * density_math::log(2.0 * kPi * sd * sd); }
 
 // log N(y; mean, variance) = log_normaliser - (y - mean)^2 / (2 variance), with
 // log_normaliser = normal_log_normaliser(variance).

@@ -41,8 +41,8 @@ struct HasName<M, std::enable_if_t<std::is_convertible_v<decltype(M::name), cons
 template <class M, class = void>
 struct HasStateDim : std::false_type {};
 template <class M>
-struct HasStateDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().state_dim()), int>>>
-    : std::true_type {};
+struct HasStateDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().state_dim()), int>>> : std::true_type {
+};
 
 template <class M, class = void>
 struct HasObsDim : std::false_type {};
@@ -52,37 +52,38 @@ struct HasObsDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().o
 template <class M, class = void>
 struct HasInitial : std::false_type {};
 template <class M>
-struct HasInitial<M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(),
-                                                             std::declval<rng::Stream&>()))>> : std::true_type {};
+struct HasInitial<M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(), std::declval<rng::Stream&>()))>>
+    : std::true_type {};
 
 template <class M, class = void>
 struct HasTransition : std::false_type {};
 template <class M>
-struct HasTransition<M, std::void_t<decltype(model<M>().transition(std::declval<ConstStateView>(),
-                                                                   std::declval<StateView>(), 0,
-                                                                   std::declval<rng::Stream&>()))>>
+struct HasTransition<M,
+                     std::void_t<decltype(model<M>().transition(
+                         std::declval<ConstStateView>(), std::declval<StateView>(), 0, std::declval<rng::Stream&>()))>>
     : std::true_type {};
 
 template <class M, class = void>
 struct HasLogLikelihood : std::false_type {};
 template <class M>
-struct HasLogLikelihood<M, std::enable_if_t<std::is_convertible_v<
-                               decltype(model<M>().log_likelihood(std::declval<ConstStateView>(),
-                                                                  std::declval<ObservationView>(), 0)),
-                               double>>> : std::true_type {};
+struct HasLogLikelihood<
+    M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().log_likelihood(std::declval<ConstStateView>(),
+                                                                                 std::declval<ObservationView>(), 0)),
+                                              double>>> : std::true_type {};
 
 template <class M, class = void>
 struct HasSimulateObservation : std::false_type {};
 template <class M>
-struct HasSimulateObservation<M, std::void_t<decltype(model<M>().simulate_observation(
-                                     std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0,
-                                     std::declval<rng::Stream&>()))>> : std::true_type {};
+struct HasSimulateObservation<
+    M, std::void_t<decltype(model<M>().simulate_observation(
+           std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0, std::declval<rng::Stream&>()))>>
+    : std::true_type {};
 
 template <class M, class = void>
 struct HasParameterDescription : std::false_type {};
 template <class M>
-struct HasParameterDescription<M, std::void_t<decltype(std::string(model<M>().params().describe()))>>
-    : std::true_type {};
+struct HasParameterDescription<M, std::void_t<decltype(std::string(model<M>().params().describe()))>> : std::true_type {
+};
 
 template <class M, class = void>
 struct HasStateName : std::false_type {};
@@ -92,19 +93,18 @@ struct HasStateName<M, std::void_t<decltype(std::string(model<M>().state_name(0)
 template <class M, class = void>
 struct HasObservationName : std::false_type {};
 template <class M>
-struct HasObservationName<M, std::void_t<decltype(std::string(model<M>().observation_name(0)))>>
-    : std::true_type {};
+struct HasObservationName<M, std::void_t<decltype(std::string(model<M>().observation_name(0)))>> : std::true_type {};
 
 }  // namespace model_traits_detail
 
 // Whether M can be filtered (everything but simulate_observation), and whether it is a full model.
 template <class M>
 inline constexpr bool is_filter_model_v =
-    model_traits_detail::HasName<M>::value && model_traits_detail::HasStateDim<M>::value &&
-    model_traits_detail::HasObsDim<M>::value && model_traits_detail::HasInitial<M>::value &&
-    model_traits_detail::HasTransition<M>::value && model_traits_detail::HasLogLikelihood<M>::value;
+    model_traits_detail::HasName<M>::value&& model_traits_detail::HasStateDim<M>::value&&
+        model_traits_detail::HasObsDim<M>::value&& model_traits_detail::HasInitial<M>::value&&
+            model_traits_detail::HasTransition<M>::value&& model_traits_detail::HasLogLikelihood<M>::value;
 template <class M>
-inline constexpr bool is_model_v = is_filter_model_v<M> && model_traits_detail::HasSimulateObservation<M>::value;
+inline constexpr bool is_model_v = is_filter_model_v<M>&& model_traits_detail::HasSimulateObservation<M>::value;
 
 // The optional members.
 template <class M>

@@ -129,9 +129,7 @@ void Validate::operator()(const Real& p) const {
 
 void Validate::operator()(const RealVector& p) const { validate_entries(model, p.name, p.value, 0, p.bounds); }
 
-void Validate::operator()(const RealMatrix& p) const {
-  validate_entries(model, p.name, p.value, p.cols, p.bounds);
-}
+void Validate::operator()(const RealMatrix& p) const { validate_entries(model, p.name, p.value, p.cols, p.bounds); }
 
 void Describe::line(const char* name, const std::string& value, const char* doc, const std::string& summary) const {
   if (out) *out += std::string(name) + " = " + value + "\n";
@@ -152,8 +150,8 @@ void unknown_parameter(const char* model, const std::string& name, const std::ve
   throw Error(std::string(model) + ": no parameter '" + name + "'; its parameters: " + list);
 }
 
-std::string integer_violation(const std::string& name, double value, const IntegerBounds& bounds,
-                              std::int64_t lowest, std::int64_t highest) {
+std::string integer_violation(const std::string& name, double value, const IntegerBounds& bounds, std::int64_t lowest,
+                              std::int64_t highest) {
   IntegerBounds held = bounds;  // the declared bounds within what the member's type holds
   held.lo = lowest;
   held.hi = highest;

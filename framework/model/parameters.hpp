@@ -251,8 +251,8 @@ inline RealVector real_vector(const char* name, std::vector<double>& member, std
   return RealVector(name, member, std::move(fallback), doc);
 }
 // A rows x cols matrix; rows and cols are int members of the same struct declared before it.
-inline RealMatrix real_matrix(const char* name, std::vector<double>& member, std::vector<double> fallback,
-                              int& rows, int& cols, const char* doc) {
+inline RealMatrix real_matrix(const char* name, std::vector<double>& member, std::vector<double> fallback, int& rows,
+                              int& cols, const char* doc) {
   return RealMatrix(name, member, std::move(fallback), rows, cols, doc);
 }
 // A dimension (>= 1) that matrices define (RealMatrix::defines_rows): described, not read.
@@ -285,9 +285,13 @@ namespace parameter_detail {
 struct Reset {
   void operator()(const Real& p) const { p.value = p.fallback; }
   template <class Int>
-  void operator()(const Integer<Int>& p) const { p.value = p.fallback; }
+  void operator()(const Integer<Int>& p) const {
+    p.value = p.fallback;
+  }
   template <class E>
-  void operator()(const Choice<E>& p) const { p.value = p.fallback; }
+  void operator()(const Choice<E>& p) const {
+    p.value = p.fallback;
+  }
   void operator()(const RealVector& p) const { p.value = p.fallback; }
   void operator()(const RealMatrix& p) const { p.value = p.fallback; }
 };
@@ -386,8 +390,8 @@ void Scalar<Act>::not_scalar(const char* why) const {
 }
 
 // Why `value` cannot be the integer parameter (empty if it can).
-std::string integer_violation(const std::string& name, double value, const IntegerBounds& bounds,
-                              std::int64_t lowest, std::int64_t highest);
+std::string integer_violation(const std::string& name, double value, const IntegerBounds& bounds, std::int64_t lowest,
+                              std::int64_t highest);
 
 template <class P, class = void>
 struct HasCheckRelations : std::false_type {};

@@ -25,9 +25,9 @@ struct StridedView {
 
 struct ObservationRole;
 
-using StateView = StridedView<double>;             // a state the model writes
-using ConstStateView = StridedView<const double>;  // a state the model reads
-using ObservationView = StridedView<const double>; // one observation vector y_t (NaN = missing)
+using StateView = StridedView<double>;                        // a state the model writes
+using ConstStateView = StridedView<const double>;             // a state the model reads
+using ObservationView = StridedView<const double>;            // one observation vector y_t (NaN = missing)
 using ObservationOut = StridedView<double, ObservationRole>;  // an observation y_t the model writes
 
 }  // namespace rsmc

@@ -21,8 +21,8 @@ inline void throw_unless_success(const char* function, int rc, const char* what)
   char msg[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
-  throw std::runtime_error(std::string(function) + ": " + what + " failed: " +
-                           std::string(msg, static_cast<std::size_t>(len)));
+  throw std::runtime_error(std::string(function) + ": " + what +
+                           " failed: " + std::string(msg, static_cast<std::size_t>(len)));
 }
 
 // inout[i] merged with in[i] and normalised. Exact merges make the op associative and commutative,
@@ -55,8 +55,7 @@ constexpr int int64_per_value() {
 template <class T>
 void allreduce_merged(T* values, int count, MPI_Comm comm, const char* function, CachedReduction& reduction) {
   if (count < 0)
-    throw std::invalid_argument(std::string(function) + ": count = " + std::to_string(count) +
-                                ", expected count >= 0");
+    throw std::invalid_argument(std::string(function) + ": count = " + std::to_string(count) + ", expected count >= 0");
   if (count > 0 && values == nullptr)
     throw std::invalid_argument(std::string(function) + ": the array is null, expected count accumulators");
   // Normalised inputs keep the op's intermediate values in range however many ranks take part.

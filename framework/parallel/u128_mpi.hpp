@@ -21,8 +21,8 @@ namespace rsmc::exact {
 // below: the sum of `local` over the ranks of lower rank in comm (0 on rank 0);
 // total: the sum over all ranks of comm (the same on every rank).
 struct ScanTotal {
-    u128 below;
-    u128 total;
+  u128 below;
+  u128 total;
 };
 
 // Collective over comm; exact. The 128-bit sums go through a commutative user-defined MPI_Op on a

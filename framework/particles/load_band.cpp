@@ -14,8 +14,8 @@ namespace {
 
 using exact::u128;
 
-constexpr double kMaxTolerance = 1000.0;            // beyond it every band is [1, N] anyway
-constexpr std::uint64_t kPpm = 1000000;             // tau is used in millionths
+constexpr double kMaxTolerance = 1000.0;                         // beyond it every band is [1, N] anyway
+constexpr std::uint64_t kPpm = 1000000;                          // tau is used in millionths
 constexpr std::uint64_t kMaxParticles = std::uint64_t(1) << 62;  // boundaries fit int64 (layout_choice)
 
 std::string number_text(double x) {
@@ -34,8 +34,10 @@ FieldError field_error(const std::string& field, const std::string& rest) {
 
 void BalanceOptions::validate(int ranks) const {
   if (!(tolerance >= 0.0) || !(tolerance <= kMaxTolerance))
-    throw field_error("balance_tolerance", "" + number_text(tolerance) + " is out of range; expected a number tau with 0 <= tau <= " +
-                number_text(kMaxTolerance) + " (each rank holds between (1 - tau) and (1 + tau) times its target)");
+    throw field_error("balance_tolerance",
+                      "" + number_text(tolerance) +
+                          " is out of range; expected a number tau with 0 <= tau <= " + number_text(kMaxTolerance) +
+                          " (each rank holds between (1 - tau) and (1 + tau) times its target)");
   capacity_weights(capacities, ranks);  // throws on bad capacities
 }
 
@@ -43,21 +45,23 @@ std::vector<std::uint64_t> capacity_weights(const std::vector<double>& capacitie
   if (capacities.empty()) return std::vector<std::uint64_t>(static_cast<std::size_t>(ranks), 1);
   if (capacities.size() != static_cast<std::size_t>(ranks))
     throw field_error("rank_capacity", "" + std::to_string(capacities.size()) + " capacit" +
-                (capacities.size() == 1 ? "y" : "ies") + " given for " + std::to_string(ranks) + " rank" +
-                (ranks == 1 ? "" : "s") + "; expected one positive weight per rank");
+                                           (capacities.size() == 1 ? "y" : "ies") + " given for " +
+                                           std::to_string(ranks) + " rank" + (ranks == 1 ? "" : "s") +
+                                           "; expected one positive weight per rank");
   double largest = 0.0;
   for (std::size_t k = 0; k < capacities.size(); ++k) {
     if (!(capacities[k] > 0.0) || !std::isfinite(capacities[k]))
-      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " is " + number_text(capacities[k]) +
-                  "; expected a finite number > 0");
+      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " is " +
+                                             number_text(capacities[k]) + "; expected a finite number > 0");
     largest = std::max(largest, capacities[k]);
   }
   std::vector<std::uint64_t> w(capacities.size());
   for (std::size_t k = 0; k < capacities.size(); ++k) {
     w[k] = static_cast<std::uint64_t>(std::llround(std::ldexp(capacities[k] / largest, 32)));
     if (w[k] == 0)
-      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " (" + number_text(capacities[k]) +
-                  ") is below 2^-33 of the largest (" + number_text(largest) + "); expected ratios rsmc can resolve");
+      throw field_error("rank_capacity", "the capacity of rank " + std::to_string(k) + " (" +
+                                             number_text(capacities[k]) + ") is below 2^-33 of the largest (" +
+                                             number_text(largest) + "); expected ratios rsmc can resolve");
   }
   return w;
 }
@@ -98,10 +102,11 @@ LoadBand::LoadBand(std::uint64_t particles, int ranks, const BalanceOptions& opt
     if (t == 0) {
       if (options.capacities.empty())
         throw field_error("particles", "" + std::to_string(particles) + " particles cannot be spread over " +
-                    std::to_string(ranks) + " ranks; expected at least one particle per rank");
+                                           std::to_string(ranks) + " ranks; expected at least one particle per rank");
       throw field_error("rank_capacity", "rank " + std::to_string(k) + "'s share of the " + std::to_string(particles) +
-                  " particles is below one particle (capacity " + number_text(options.capacities[k]) +
-                  "); give it a larger capacity or use more particles");
+                                             " particles is below one particle (capacity " +
+                                             number_text(options.capacities[k]) +
+                                             "); give it a larger capacity or use more particles");
     }
     const u128 slack128 = u128(t) * ppm_ / kPpm;
     const std::uint64_t slack = slack128 > particles ? particles : static_cast<std::uint64_t>(slack128);

@@ -21,9 +21,9 @@ struct ParticleStore {
   using StateArray = Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace>;
   using WeightArray = Kokkos::View<double*, MemorySpace>;
 
-  StateArray state;       // local particles x state dimension
-  StateArray scratch;     // same shape; see above
-  WeightArray log_weight; // unnormalised log-weights
+  StateArray state;                // local particles x state dimension
+  StateArray scratch;              // same shape; see above
+  WeightArray log_weight;          // unnormalised log-weights
   WeightArray scratch_log_weight;  // same shape: weighting writes here and the two swap, so a step
                                    // whose weights all vanish can be undone
   std::uint64_t first_id = 0;

@@ -31,8 +31,8 @@ std::vector<double> allgather_log_weights(MPI_Comm comm, const BlockDistribution
   }
   checked_int(dist.size(), "particle count");
   std::vector<double> all(dist.size());
-  MPI_Allgatherv(local.data(), static_cast<int>(local.extent(0)), MPI_DOUBLE, all.data(), counts.data(),
-                 displs.data(), MPI_DOUBLE, comm);
+  MPI_Allgatherv(local.data(), static_cast<int>(local.extent(0)), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                 MPI_DOUBLE, comm);
   return all;
 }
 

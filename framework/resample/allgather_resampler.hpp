@@ -40,10 +40,10 @@ std::vector<double> allgather_log_weights(MPI_Comm comm, const BlockDistribution
 
 // Moves this rank's states to `to` given every offspring's ancestor, on host buffers: the signature
 // of exchange_ancestor_states and of fetch_ancestor_states (gather_root_resampler.hpp).
-using HostStateExchange = ResampleStats (*)(MPI_Comm comm, const BlockDistribution& dist,
-                                            const std::vector<std::uint64_t>& ancestors,
-                                            const Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& from,
-                                            const Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& to);
+using HostStateExchange =
+    ResampleStats (*)(MPI_Comm comm, const BlockDistribution& dist, const std::vector<std::uint64_t>& ancestors,
+                      const Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& from,
+                      const Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>& to);
 
 // One resampling step of a host-side baseline, for a store in any memory space: copies the
 // log-weights to the host, draws the ancestors with draw_ancestors(host log-weights) (a

@@ -30,7 +30,12 @@ class EvenlySpacedPoints {
 
   RSMC_HOST_DEVICE EvenlySpacedPoints(u128 total, std::uint64_t samples, std::uint64_t seed, std::uint32_t step,
                                       bool stratified)
-      : n_(samples), q_(total / samples), r_(total % samples), seed_(seed), step_(step), stratified_(stratified),
+      : n_(samples),
+        q_(total / samples),
+        r_(total % samples),
+        seed_(seed),
+        step_(step),
+        stratified_(stratified),
         shared_(offset_bits(seed, step, 0)) {}
 
   // The 53 random bits u of sample j's offset U = u / 2^53 in [0, 1).
@@ -170,18 +175,17 @@ class SystematicCursor {
   }
 
  private:
-  u128 q_;                   // Q
-  std::uint64_t n_, r_;      // N, R
-  u128 point_ = 0;           // floor(P_j)
-  std::uint64_t v_ = 0;      // v_j
+  u128 q_;               // Q
+  std::uint64_t n_, r_;  // N, R
+  u128 point_ = 0;       // floor(P_j)
+  std::uint64_t v_ = 0;  // v_j
 };
 
 // Stratified: each point has its own offset u_j; T j / N = base + rest / N steps without a division.
 class StratifiedCursor {
  public:
   using u128 = exact::u128;
-  RSMC_HOST_DEVICE StratifiedCursor(const EvenlySpacedPoints& points, std::uint64_t first)
-      : p_(points), j_(first) {
+  RSMC_HOST_DEVICE StratifiedCursor(const EvenlySpacedPoints& points, std::uint64_t first) : p_(points), j_(first) {
     if (first >= points.samples()) return;
     const u128 r_first = p_.r_ * first;
     base_ = p_.q_ * first + r_first / p_.n_;

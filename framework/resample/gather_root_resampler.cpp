@@ -82,8 +82,8 @@ ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist
     state_displs[r] = as_count(static_cast<std::uint64_t>(request_displs[r]) * d);
   }
   std::vector<double> states(requests.size() * d);
-  MPI_Alltoallv(reply.data(), reply_counts.data(), reply_displs.data(), MPI_DOUBLE, states.data(),
-                state_counts.data(), state_displs.data(), MPI_DOUBLE, comm);
+  MPI_Alltoallv(reply.data(), reply_counts.data(), reply_displs.data(), MPI_DOUBLE, states.data(), state_counts.data(),
+                state_displs.data(), MPI_DOUBLE, comm);
   {
     std::vector<int> cursor = request_displs;
     for (std::size_t j = 0; j < ancestors.size(); ++j) {

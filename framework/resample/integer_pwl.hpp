@@ -38,7 +38,8 @@ class IntegerPwl {
 
   // The piece holding t (first() <= t <= last()).
   std::size_t piece_at(std::int64_t t) const {
-    auto it = std::upper_bound(pieces_.begin(), pieces_.end(), t, [](std::int64_t a, const Piece& p) { return a < p.x; });
+    auto it =
+        std::upper_bound(pieces_.begin(), pieces_.end(), t, [](std::int64_t a, const Piece& p) { return a < p.x; });
     return static_cast<std::size_t>(it - pieces_.begin()) - 1;
   }
   std::int64_t operator()(std::int64_t t) const {
@@ -104,7 +105,7 @@ inline void append_envelope(std::vector<IntegerPwl::Piece>& out, std::int64_t lo
     std::int64_t next = hi + 1;
     for (int i = 0; i < n; ++i) {
       if (c[i].s >= c[best].s) continue;
-      const std::int64_t gap = value(i, t) - vb;  // >= 0
+      const std::int64_t gap = value(i, t) - vb;        // >= 0
       const std::int64_t closing = c[best].s - c[i].s;  // > 0
       next = std::min(next, t + gap / closing + 1);
     }
@@ -237,8 +238,8 @@ inline std::int64_t IntegerPwl::minimum(std::int64_t lo, std::int64_t hi, std::i
   std::int64_t best = 0;
   auto offer = [&](std::int64_t t, std::int64_t value) {
     const auto distance = [&](std::int64_t u) { return u >= prefer ? u - prefer : prefer - u; };
-    if (!found || value < best || (value == best && (distance(t) < distance(at) ||
-                                                     (distance(t) == distance(at) && t < at)))) {
+    if (!found || value < best ||
+        (value == best && (distance(t) < distance(at) || (distance(t) == distance(at) && t < at)))) {
       found = true;
       best = value;
       at = t;

@@ -119,8 +119,8 @@ Layout choose_layout(const LoadBand& band, const std::vector<std::uint64_t>& hel
     target[k + 1] = target[k] + static_cast<std::int64_t>(band.targets()[k]);
   }
   if (q[p] != static_cast<std::int64_t>(band.size()))
-    throw Error("internal error: offspring counts add up to " + std::to_string(q[p]) + ", not N = " +
-                std::to_string(band.size()));
+    throw Error("internal error: offspring counts add up to " + std::to_string(q[p]) +
+                ", not N = " + std::to_string(band.size()));
   if (band.fixed()) return band.target_layout();  // tau = 0: the band is the targets alone
 
   // The sandwich m <= optimum <= M around r = q clamped into each boundary's range.

@@ -27,10 +27,14 @@ enum class LocalSampler { search, forest, butterfly, alias };
 
 inline const char* local_sampler_name(LocalSampler s) {
   switch (s) {
-    case LocalSampler::search: return "search";
-    case LocalSampler::forest: return "forest";
-    case LocalSampler::butterfly: return "butterfly";
-    case LocalSampler::alias: return "alias";
+    case LocalSampler::search:
+      return "search";
+    case LocalSampler::forest:
+      return "forest";
+    case LocalSampler::butterfly:
+      return "butterfly";
+    case LocalSampler::alias:
+      return "alias";
   }
   return "unknown";
 }

@@ -29,7 +29,7 @@ namespace rsmc {
 
 template <class Weight>
 struct WalkChunk {
-  const Weight* weight = nullptr;        // the rank's weights (the wheel the points are on)
+  const Weight* weight = nullptr;         // the rank's weights (the wheel the points are on)
   const std::uint64_t* copies = nullptr;  // residual: deterministic copies per particle; else null
   std::uint64_t begin = 0, end = 0;       // particles
   exact::u128 start = 0;                  // wheel position of the chunk's first particle
@@ -48,8 +48,8 @@ namespace merge_walk_detail {
 #define RSMC_MERGE_WALK_NOINLINE __attribute__((noinline))
 #endif
 
-constexpr std::uint64_t kBlock = 64;   // points pulled from the cursor at a time
-constexpr std::uint64_t kFast = 3;     // counts up to this take the branch-free path
+constexpr std::uint64_t kBlock = 64;  // points pulled from the cursor at a time
+constexpr std::uint64_t kFast = 3;    // counts up to this take the branch-free path
 
 // Keeps the unread points x[t, size) at the front, appends new ones from the cursor and puts
 // kFast + 1 sentinels (above every wheel position) after them. Returns the new size; `more` turns
@@ -191,7 +191,7 @@ RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE bool merge_walk(const WalkChunk<Weight
 // Both chunks index the same weights and ancestors (Fixed is shared).
 template <bool kCopies, bool kCounts, class Weight, class Cursor>
 RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE bool merge_walk_pair(const WalkChunk<Weight>& a, Cursor& cursor_a,
-                                                              const WalkChunk<Weight>& b, Cursor& cursor_b) {
+                                                               const WalkChunk<Weight>& b, Cursor& cursor_b) {
   using exact::u128;
   namespace d = merge_walk_detail;
   u128 xa[d::kBlock + d::kFast + 1], xb[d::kBlock + d::kFast + 1];
@@ -208,8 +208,7 @@ RSMC_MERGE_WALK_NOINLINE RSMC_HOST_DEVICE bool merge_walk_pair(const WalkChunk<W
     d::step<kCopies, kCounts>(i, f, last_a, lane_a, pa, limit_a, cumulative_a, pos_a, failed);
     d::step<kCopies, kCounts>(i + shift, f, last_b, lane_b, pb, limit_b, cumulative_b, pos_b, failed);
   }
-  return !failed && pos_a == last_a && pa == xa + size_a && !more_a && pos_b == last_b && pb == xb + size_b &&
-         !more_b;
+  return !failed && pos_a == last_a && pa == xa + size_a && !more_a && pos_b == last_b && pb == xb + size_b && !more_b;
 }
 
 }  // namespace rsmc

@@ -182,7 +182,7 @@ struct Run {
   template <class Weight>
   void scan_wheel(const Weight* weight) {
     if (options.wheel_scanned) return;  // fixed_weights_and_wheel did it (checked on entry)
-    ws.scanned = {};                     // overwritten below: no longer that of fixed_weights_and_wheel
+    ws.scanned = {};                    // overwritten below: no longer that of fixed_weights_and_wheel
     Kokkos::parallel_for("rsmc::select::chunk_totals", over_chunks(),
                          selection_kernels::ChunkTotals<Weight>{weight, ws.chunk_total.data(), chunks});
     scan(ws.chunk_total.data(), ws.chunk_start.data(), "rsmc::select::chunk_scan");
@@ -204,14 +204,32 @@ struct Run {
     const std::uint64_t* copies = kCopies ? ws.copies.data() : nullptr;
     const bool paired = runs_on_host<ExecutionSpace>();
     if (options.counts) {
-      const selection_kernels::MergeWalk<kCopies, true, Weight, Cursors> kernel{
-          cursors, weight,  copies, ws.chunk_start.data(), ws.position.data(), ws.ancestor.data(), ws.counts.data(),
-          below,   chunks, nchunks, paired,                error};
+      const selection_kernels::MergeWalk<kCopies, true, Weight, Cursors> kernel{cursors,
+                                                                                weight,
+                                                                                copies,
+                                                                                ws.chunk_start.data(),
+                                                                                ws.position.data(),
+                                                                                ws.ancestor.data(),
+                                                                                ws.counts.data(),
+                                                                                below,
+                                                                                chunks,
+                                                                                nchunks,
+                                                                                paired,
+                                                                                error};
       Kokkos::parallel_for("rsmc::select::merge_walk", Dynamic(exec, 0, kernel.items()), kernel);
     } else {
-      const selection_kernels::MergeWalk<kCopies, false, Weight, Cursors> kernel{
-          cursors, weight,  copies, ws.chunk_start.data(), ws.position.data(), ws.ancestor.data(), nullptr,
-          below,   chunks, nchunks, paired,                error};
+      const selection_kernels::MergeWalk<kCopies, false, Weight, Cursors> kernel{cursors,
+                                                                                 weight,
+                                                                                 copies,
+                                                                                 ws.chunk_start.data(),
+                                                                                 ws.position.data(),
+                                                                                 ws.ancestor.data(),
+                                                                                 nullptr,
+                                                                                 below,
+                                                                                 chunks,
+                                                                                 nchunks,
+                                                                                 paired,
+                                                                                 error};
       Kokkos::parallel_for("rsmc::select::merge_walk", Dynamic(exec, 0, kernel.items()), kernel);
     }
   }
@@ -233,13 +251,13 @@ struct Run {
         if (n < (std::uint64_t(1) << 31)) {
           ws.forest32.build(lower, local);
           Kokkos::parallel_for("rsmc::select::forest", over(count),
-                               selection_kernels::ForestLookup<decltype(ws.forest32.sampler())>{
-                                   ws.forest32.sampler(), n, points, out, error});
+                               selection_kernels::ForestLookup<decltype(ws.forest32.sampler())>{ws.forest32.sampler(),
+                                                                                                n, points, out, error});
         } else {
           ws.forest64.build(lower, local);
           Kokkos::parallel_for("rsmc::select::forest", over(count),
-                               selection_kernels::ForestLookup<decltype(ws.forest64.sampler())>{
-                                   ws.forest64.sampler(), n, points, out, error});
+                               selection_kernels::ForestLookup<decltype(ws.forest64.sampler())>{ws.forest64.sampler(),
+                                                                                                n, points, out, error});
         }
         return;
       }
@@ -269,24 +287,24 @@ struct Run {
       const auto* table = &ws.butterfly;
       const u128* points = ws.points.data();
       int* err = error;
-      Kokkos::parallel_for(
-          "rsmc::select::butterfly", over((count + W - 1) / W), [=](const std::uint64_t round) {
-            u128 lane_points[W];
-            std::uint32_t lane_index[W];
-            const std::uint64_t base = round * W, lanes = count - base < W ? count - base : W;
-            for (unsigned r = 0; r < W; ++r) lane_points[r] = r < lanes ? points[base + r] : u128(0);
-            table->search(lane_points, lane_index);
-            for (unsigned r = 0; r < lanes; ++r) {
-              if (lane_index[r] >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
-              out[base + r] = lane_index[r] < n ? lane_index[r] : 0;
-            }
-          });
+      Kokkos::parallel_for("rsmc::select::butterfly", over((count + W - 1) / W), [=](const std::uint64_t round) {
+        u128 lane_points[W];
+        std::uint32_t lane_index[W];
+        const std::uint64_t base = round * W, lanes = count - base < W ? count - base : W;
+        for (unsigned r = 0; r < W; ++r) lane_points[r] = r < lanes ? points[base + r] : u128(0);
+        table->search(lane_points, lane_index);
+        for (unsigned r = 0; r < lanes; ++r) {
+          if (lane_index[r] >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
+          out[base + r] = lane_index[r] < n ? lane_index[r] : 0;
+        }
+      });
     } else {
       (void)weight;
       (void)count;
       (void)out;
-      throw Error("--local-sampler butterfly: on a device the native CUDA kernel is not wired into the selection "
-                  "yet; use search or forest");
+      throw Error(
+          "--local-sampler butterfly: on a device the native CUDA kernel is not wired into the selection "
+          "yet; use search or forest");
     }
   }
 
@@ -296,11 +314,11 @@ struct Run {
   void lower_bounds(const Weight* weight, bool with_copies) {
     Workspace::reserve(ws.lower, chunks.n, "rsmc::select::lower");
     if (with_copies) Workspace::reserve(ws.copies_before, chunks.n, "rsmc::select::copies_before");
-    Kokkos::parallel_for("rsmc::select::lower_bounds", over_chunks(),
-                         selection_kernels::LowerBounds<Weight>{
-                             weight, ws.chunk_start.data(), with_copies ? ws.copies.data() : nullptr,
-                             with_copies ? ws.copies_start.data() : nullptr, ws.lower.data(),
-                             with_copies ? ws.copies_before.data() : nullptr, chunks});
+    Kokkos::parallel_for(
+        "rsmc::select::lower_bounds", over_chunks(),
+        selection_kernels::LowerBounds<Weight>{weight, ws.chunk_start.data(), with_copies ? ws.copies.data() : nullptr,
+                                               with_copies ? ws.copies_start.data() : nullptr, ws.lower.data(),
+                                               with_copies ? ws.copies_before.data() : nullptr, chunks});
   }
   void counts_from_ancestors(std::uint64_t offspring) {
     if (!options.counts) return;
@@ -326,24 +344,24 @@ struct Run {
     share.offspring = end - share.first_id;
     reserve_outputs(share.offspring);
     scan_wheel(in.fixed_weights.data());
-    Kokkos::parallel_for("rsmc::select::positions", over(nchunks + 1),
-                         selection_kernels::EvenlySpacedPositions{points, wheel.below, wheel.local, share.first_id, end,
-                                                                  ws.chunk_start.data(), ws.position.data(), nchunks,
-                                                                  error});
+    Kokkos::parallel_for(
+        "rsmc::select::positions", over(nchunks + 1),
+        selection_kernels::EvenlySpacedPositions{points, wheel.below, wheel.local, share.first_id, end,
+                                                 ws.chunk_start.data(), ws.position.data(), nchunks, error});
     if (path == SelectionPath::merge_walk) {
       if (stratified)
-        walk<false>(selection_kernels::EvenlySpacedChunkCursor<StratifiedCursor>{points, share.first_id,
-                                                                                 ws.position.data()},
-                    in.fixed_weights.data(), wheel.below);
+        walk<false>(
+            selection_kernels::EvenlySpacedChunkCursor<StratifiedCursor>{points, share.first_id, ws.position.data()},
+            in.fixed_weights.data(), wheel.below);
       else
-        walk<false>(selection_kernels::EvenlySpacedChunkCursor<SystematicCursor>{points, share.first_id,
-                                                                                 ws.position.data()},
-                    in.fixed_weights.data(), wheel.below);
+        walk<false>(
+            selection_kernels::EvenlySpacedChunkCursor<SystematicCursor>{points, share.first_id, ws.position.data()},
+            in.fixed_weights.data(), wheel.below);
     } else {
       Workspace::reserve(ws.points, share.offspring, "rsmc::select::points");
-      Kokkos::parallel_for("rsmc::select::points", over(share.offspring),
-                           selection_kernels::EvenlySpacedPointsAt{points, share.first_id, wheel.below,
-                                                                   ws.points.data()});
+      Kokkos::parallel_for(
+          "rsmc::select::points", over(share.offspring),
+          selection_kernels::EvenlySpacedPointsAt{points, share.first_id, wheel.below, ws.points.data()});
       lower_bounds(in.fixed_weights.data(), false);
       lookup(in.fixed_weights.data(), wheel.local, share.offspring, ws.ancestor.data());
       counts_from_ancestors(share.offspring);
@@ -372,9 +390,9 @@ struct Run {
       return;
     }
     Workspace::reserve(ws.points, points, "rsmc::select::points");
-    Kokkos::parallel_for("rsmc::select::points", over_chunks(),
-                         selection_kernels::MultinomialPointsOf{cursors, ws.point_position.data(), below,
-                                                                ws.points.data(), error});
+    Kokkos::parallel_for(
+        "rsmc::select::points", over_chunks(),
+        selection_kernels::MultinomialPointsOf{cursors, ws.point_position.data(), below, ws.points.data(), error});
     lower_bounds(weight, with_copies);
     if (!with_copies) {
       lookup(weight, local, points, ws.ancestor.data());
@@ -411,10 +429,10 @@ struct Run {
     ws.scanned = {};  // chunk_start is about to hold the residual wheel
     Workspace::reserve(ws.copies, n, "rsmc::select::copies");
     Workspace::reserve(ws.residual, n, "rsmc::select::residual");
-    Kokkos::parallel_for("rsmc::select::residual_split", over_chunks(),
-                         selection_kernels::ResidualSplit{in.fixed_weights.data(), in.samples, in.wheel.total,
-                                                          ws.copies.data(), ws.residual.data(),
-                                                          ws.chunk_copies.data(), ws.chunk_total.data(), chunks});
+    Kokkos::parallel_for(
+        "rsmc::select::residual_split", over_chunks(),
+        selection_kernels::ResidualSplit{in.fixed_weights.data(), in.samples, in.wheel.total, ws.copies.data(),
+                                         ws.residual.data(), ws.chunk_copies.data(), ws.chunk_total.data(), chunks});
     scan(ws.chunk_total.data(), ws.chunk_start.data(), "rsmc::select::residual_scan");
     scan(ws.chunk_copies.data(), ws.copies_start.data(), "rsmc::select::copies_scan");
     const u128 residual_local = read(ws.chunk_start, nchunks, ws.host_u128);
@@ -470,10 +488,10 @@ struct MpiRankScan {
 // simulate ranks with their own); only residual resampling calls it, twice, collectively.
 // Throws rsmc::Error on bad input (the message names it) and on an internal inconsistency.
 template <class ExecutionSpace, class RankScan>
-SelectionShareResult select_offspring_parallel(
-    const ExecutionSpace& exec, const ParallelSelectionInputs<typename ExecutionSpace::memory_space>& in,
-    RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws,
-    const ParallelSelectionOptions& options = {}) {
+SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
+                                               const ParallelSelectionInputs<typename ExecutionSpace::memory_space>& in,
+                                               RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws,
+                                               const ParallelSelectionOptions& options = {}) {
   namespace detail = parallel_selection_detail;
   const std::uint64_t n = in.fixed_weights.extent(0);
   detail::check_inputs(in.scheme, in.sampler, in.wheel, in.samples, in.seed, n);
@@ -481,10 +499,11 @@ SelectionShareResult select_offspring_parallel(
   // offspring as computed below) and draws the ancestors from an alias table (kernels/alias);
   // check_inputs rejects it until that is wired in here.
   const std::uint64_t chunk = detail::chunk_size<ExecutionSpace>(options.chunk);
-  if (options.wheel_scanned && !(ws.scanned.weights == in.fixed_weights.data() && ws.scanned.particles == n &&
-                                 ws.scanned.chunk == chunk))
-    throw Error("internal error: the selection was told the wheel is scanned, but fixed_weights_and_wheel ran on "
-                "other weights or another chunk size");
+  if (options.wheel_scanned &&
+      !(ws.scanned.weights == in.fixed_weights.data() && ws.scanned.particles == n && ws.scanned.chunk == chunk))
+    throw Error(
+        "internal error: the selection was told the wheel is scanned, but fixed_weights_and_wheel ran on "
+        "other weights or another chunk size");
   const std::uint64_t nchunks = detail::prepare(ws, n, chunk, in.scheme == Scheme::residual);
   Kokkos::deep_copy(exec, ws.error, 0);
   detail::Run<ExecutionSpace> run{exec,
@@ -497,10 +516,18 @@ SelectionShareResult select_offspring_parallel(
                                   ws.error.data()};
   SelectionShareResult share;
   switch (in.scheme) {
-    case Scheme::systematic: share = run.evenly_spaced(false); break;
-    case Scheme::stratified: share = run.evenly_spaced(true); break;
-    case Scheme::multinomial: share = run.multinomial(); break;
-    case Scheme::residual: share = run.residual(rank_scan); break;
+    case Scheme::systematic:
+      share = run.evenly_spaced(false);
+      break;
+    case Scheme::stratified:
+      share = run.evenly_spaced(true);
+      break;
+    case Scheme::multinomial:
+      share = run.multinomial();
+      break;
+    case Scheme::residual:
+      share = run.residual(rank_scan);
+      break;
   }
   exec.fence();
   int error = 0;
@@ -543,9 +570,9 @@ exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
   Kokkos::parallel_for("rsmc::select::fixed_weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks),
                        selection_kernels::FixedWeightChunks{log_weight.data(), exps, max_log_weight, fixed.data(),
                                                             ws.chunk_total.data(), chunks});
-  Kokkos::parallel_scan("rsmc::select::chunk_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks + 1),
-                        selection_kernels::ExclusiveScan<exact::u128>{ws.chunk_total.data(), ws.chunk_start.data(),
-                                                                     nchunks});
+  Kokkos::parallel_scan(
+      "rsmc::select::chunk_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks + 1),
+      selection_kernels::ExclusiveScan<exact::u128>{ws.chunk_total.data(), ws.chunk_start.data(), nchunks});
   ws.scanned = {fixed.data(), n, chunk};
   Kokkos::deep_copy(exec, ws.host_u128, Kokkos::subview(ws.chunk_start, nchunks));
   exec.fence();

@@ -26,8 +26,8 @@ struct IdRange {
 
 struct RebalancePlan {
   struct Send {
-    int rank;       // destination
-    IdRange ids;    // new global ids it receives from us
+    int rank;     // destination
+    IdRange ids;  // new global ids it receives from us
   };
   IdRange held;              // offspring ids this rank holds after selection
   IdRange kept;              // the part of `held` inside this rank's own new range

@@ -103,8 +103,8 @@ inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm 
 // to.first(rank) + i. `counts` are the offspring of each local particle and `first_id` the id of
 // the first one (a Selection). The buffers come from `workspace` (kept between calls).
 template <class MemorySpace>
-ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpace>& store,
-                        const Selection& selection, ResampleWorkspace<MemorySpace>& workspace) {
+ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpace>& store, const Selection& selection,
+                        ResampleWorkspace<MemorySpace>& workspace) {
   using Exec = typename MemorySpace::execution_space;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -113,7 +113,9 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
   const std::uint64_t block_first = to.first(rank), block_count = to.count(rank);
   using StateArray = typename ParticleStore<MemorySpace>::StateArray;
   using WeightArray = typename ParticleStore<MemorySpace>::WeightArray;
-  const auto uninitialised = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+  const auto uninitialised = [](const std::string& label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, label);
+  };
   if (store.scratch.extent(0) != block_count)  // the layout moved: the new state gets its new size
     store.scratch = StateArray(uninitialised("rsmc::state_scratch"), block_count, d);
 
@@ -192,8 +194,8 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
     const std::uint64_t count = (message.size() - 1) / static_cast<std::size_t>(d);
     if (first < block_first || first + count > to.end(rank))
       throw Error("internal error: rebalancing received ids outside this rank's new range");
-    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(
-        message.data() + 1, count * d);
+    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(message.data() + 1,
+                                                                                                     count * d);
     auto incoming_here = Kokkos::create_mirror_view_and_copy(MemorySpace(), incoming);
     const std::uint64_t into = first - block_first;
     Kokkos::parallel_for(
@@ -294,7 +296,7 @@ ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& lay
   layout = next_layout(comm, band, selection);
   const ResampleStats stats = rebalance(comm, layout, store, selection, ws);
   if (request.selection_out != nullptr) *request.selection_out = selection;  // a copy: the counts' buffer stays below
-  ws.counts = std::move(selection.counts);                   // its capacity serves the next call
+  ws.counts = std::move(selection.counts);                                   // its capacity serves the next call
   return stats;
 }
 

@@ -22,10 +22,14 @@ enum class Resampler { roulette, roulette_algorithm1, allgather, gather_root };
 
 inline const char* scheme_name(Scheme s) {
   switch (s) {
-    case Scheme::multinomial: return "multinomial";
-    case Scheme::stratified: return "stratified";
-    case Scheme::systematic: return "systematic";
-    case Scheme::residual: return "residual";
+    case Scheme::multinomial:
+      return "multinomial";
+    case Scheme::stratified:
+      return "stratified";
+    case Scheme::systematic:
+      return "systematic";
+    case Scheme::residual:
+      return "residual";
   }
   return "unknown";
 }
@@ -38,16 +42,21 @@ inline Scheme parse_scheme(const std::string& name) {
 
 inline const char* resampler_name(Resampler r) {
   switch (r) {
-    case Resampler::roulette: return "roulette";
-    case Resampler::roulette_algorithm1: return "roulette-algorithm1";
-    case Resampler::allgather: return "allgather";
-    case Resampler::gather_root: return "gather-root";
+    case Resampler::roulette:
+      return "roulette";
+    case Resampler::roulette_algorithm1:
+      return "roulette-algorithm1";
+    case Resampler::allgather:
+      return "allgather";
+    case Resampler::gather_root:
+      return "gather-root";
   }
   return "unknown";
 }
 
 inline Resampler parse_resampler(const std::string& name) {
-  for (Resampler r : {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather, Resampler::gather_root})
+  for (Resampler r :
+       {Resampler::roulette, Resampler::roulette_algorithm1, Resampler::allgather, Resampler::gather_root})
     if (name == resampler_name(r)) return r;
   throw unknown_choice("resampler", name, "resampler", "roulette, roulette-algorithm1, allgather or gather-root");
 }
@@ -58,12 +67,14 @@ inline void check_scheme_for(Resampler resampler, Scheme scheme) {
   const std::string name = resampler_name(resampler);
   if ((resampler == Resampler::allgather || resampler == Resampler::gather_root) && scheme != Scheme::systematic)
     throw FieldError("resampler", name,
-                     FieldError::Template{"{resampler " + name + "} is a systematic-resampling baseline; use "
+                     FieldError::Template{"{resampler " + name +
+                                          "} is a systematic-resampling baseline; use "
                                           "{scheme systematic} or {resampler roulette}"},
                      "{scheme systematic}");
   if (resampler == Resampler::roulette_algorithm1 && scheme != Scheme::multinomial)
     throw FieldError("resampler", name,
-                     FieldError::Template{"{resampler " + name + "} is the paper's multinomial selection; use "
+                     FieldError::Template{"{resampler " + name +
+                                          "} is the paper's multinomial selection; use "
                                           "{scheme multinomial}"},
                      "{scheme multinomial}");
 }
@@ -74,7 +85,8 @@ inline void check_records_genealogy(Resampler resampler) {
   if (resampler == Resampler::roulette || resampler == Resampler::roulette_algorithm1) return;
   const std::string name = resampler_name(resampler);
   throw FieldError("resampler", name,
-                   FieldError::Template{"{resampler " + name + "} does not record the genealogy of its resamplings; "
+                   FieldError::Template{"{resampler " + name +
+                                        "} does not record the genealogy of its resamplings; "
                                         "use {resampler roulette} or roulette-algorithm1 with a trace"},
                    "{resampler roulette} or roulette-algorithm1");
 }

@@ -46,7 +46,11 @@ void zero_counts(const SelectionInputs& in, std::size_t n, Selection& s) {
 class EvenlySpacedPoints {
  public:
   EvenlySpacedPoints(const SelectionInputs& in, bool stratified)
-      : in_(in), stratified_(stratified), n_(in.samples), q_(in.wheel.total / n_), r_(in.wheel.total % n_),
+      : in_(in),
+        stratified_(stratified),
+        n_(in.samples),
+        q_(in.wheel.total / n_),
+        r_(in.wheel.total % n_),
         shared_(offset_bits(in.seed, in.step, 0)) {}
 
   // floor(P_j) for any j (direct form).
@@ -109,7 +113,7 @@ class EvenlySpacedPoints {
     const OffsetTerms t = terms(shared_);
     const auto n = static_cast<std::uint64_t>(n_), r = static_cast<std::uint64_t>(r_);
     const u128 denominator = n_ * kTwo53, twice = 2 * denominator, step = r_ * kTwo53;
-    u128 point = base + t.whole;                  // floor(P_j) without the carry
+    u128 point = base + t.whole;                       // floor(P_j) without the carry
     u128 fraction = u128(rest) * kTwo53 + t.fraction;  // < 3 N 2^53
     for (std::uint64_t j = first; j < end; ++j) {
       f(point + u128(fraction >= denominator) + u128(fraction >= twice));
@@ -183,7 +187,8 @@ std::uint64_t multinomial_share(const SelectionInputs& in, const std::vector<Wei
   if (in.sampler == LocalSampler::alias)
     first = points([](u128) {});
   else
-    add_inverse_cdf_counts(in.sampler, weights, [&](auto&& emit) { first = points(emit); }, s.counts);
+    add_inverse_cdf_counts(
+        in.sampler, weights, [&](auto&& emit) { first = points(emit); }, s.counts);
   return first;
 }
 
@@ -202,8 +207,10 @@ Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
   const std::vector<std::uint64_t>& w = *in.fixed_weights;
   const u128 n = in.samples, total = in.wheel.total;
   if (in.samples >= (std::uint64_t(1) << 32))
-    throw Error("residual resampling supports fewer than 2^32 particles (the residual wheel N * T must fit in "
-                "128 bits); got " + std::to_string(in.samples));
+    throw Error(
+        "residual resampling supports fewer than 2^32 particles (the residual wheel N * T must fit in "
+        "128 bits); got " +
+        std::to_string(in.samples));
   Selection s;
   zero_counts(in, w.size(), s);
   std::vector<u128> residual(w.size());
@@ -223,8 +230,8 @@ Selection select_residual(const SelectionInputs& in, MPI_Comm comm) {
   s.offspring = floors;
   std::uint64_t residual_below = 0;
   if (remaining > 0)
-    residual_below = multinomial_share(in, residual, residual_scan.below, residual_local, residual_scan.total,
-                                       remaining, s);
+    residual_below =
+        multinomial_share(in, residual, residual_scan.below, residual_local, residual_scan.total, remaining, s);
   s.first_id = static_cast<std::uint64_t>(floor_scan.below) + residual_below;
   if (in.sampler == LocalSampler::alias) {
     std::fill(s.counts.begin(), s.counts.end(), 0);
@@ -239,10 +246,14 @@ Selection select_offspring(Scheme scheme, const SelectionInputs& in, MPI_Comm co
   if (in.fixed_weights == nullptr) throw Error("select_offspring: no weights given");
   if (in.wheel.total == 0) throw Error("resampling: every particle has zero weight");
   switch (scheme) {
-    case Scheme::systematic: return select_evenly_spaced(in, false);
-    case Scheme::stratified: return select_evenly_spaced(in, true);
-    case Scheme::multinomial: return select_multinomial(in);
-    case Scheme::residual: return select_residual(in, comm);
+    case Scheme::systematic:
+      return select_evenly_spaced(in, false);
+    case Scheme::stratified:
+      return select_evenly_spaced(in, true);
+    case Scheme::multinomial:
+      return select_multinomial(in);
+    case Scheme::residual:
+      return select_residual(in, comm);
   }
   throw Error("select_offspring: unknown scheme");
 }

@@ -33,10 +33,10 @@
 
 namespace rsmc {
 
-struct WheelShare {         // this rank's slice of the roulette wheel, exact
-  exact::u128 below = 0;    // fixed-weight total of lower ranks
-  exact::u128 local = 0;    // this rank's total
-  exact::u128 total = 0;    // all ranks
+struct WheelShare {       // this rank's slice of the roulette wheel, exact
+  exact::u128 below = 0;  // fixed-weight total of lower ranks
+  exact::u128 local = 0;  // this rank's total
+  exact::u128 total = 0;  // all ranks
 };
 
 struct Selection {

@@ -137,11 +137,11 @@ struct EvenlySpacedPositions {
 struct MultinomialPositions {
   MultinomialTree tree;
   u128 below, local;
-  std::uint64_t first;           // the points below the rank's slice
-  const u128* start;             // chunks + 1 wheel offsets
-  const std::uint64_t* copies;   // chunks + 1 copies before each chunk (residual), or null
-  std::uint64_t* position;       // chunks + 1
-  std::uint64_t* point_position; // chunks + 1, or null
+  std::uint64_t first;            // the points below the rank's slice
+  const u128* start;              // chunks + 1 wheel offsets
+  const std::uint64_t* copies;    // chunks + 1 copies before each chunk (residual), or null
+  std::uint64_t* position;        // chunks + 1
+  std::uint64_t* point_position;  // chunks + 1, or null
   std::uint64_t chunks;
   int* error;
   KOKKOS_INLINE_FUNCTION void operator()(const std::uint64_t c) const {

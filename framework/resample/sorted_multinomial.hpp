@@ -59,136 +59,140 @@ inline constexpr std::uint64_t kSortedMultinomialNodeTag = std::uint64_t(1) << 6
 
 // Work counters of one call (for tests and benchmarks).
 struct SortedMultinomialStats {
-    std::uint64_t nodes_visited = 0;  // nodes expanded: splits + leaves (nodes with 0 points are not counted)
-    std::uint64_t splits = 0;         // binomial draws
-    std::uint64_t leaves = 0;         // leaves whose points were produced (width-1 leaves included)
-    std::uint64_t leaf_points = 0;    // points produced in those leaves (in range, below lo or above hi)
-    unsigned max_depth = 0;           // deepest expanded node (root = 0)
+  std::uint64_t nodes_visited = 0;  // nodes expanded: splits + leaves (nodes with 0 points are not counted)
+  std::uint64_t splits = 0;         // binomial draws
+  std::uint64_t leaves = 0;         // leaves whose points were produced (width-1 leaves included)
+  std::uint64_t leaf_points = 0;    // points produced in those leaves (in range, below lo or above hi)
+  unsigned max_depth = 0;           // deepest expanded node (root = 0)
 };
 
 namespace detail {
 
 struct SortedMultinomialShape {
-    std::uint64_t leaf_size = kSortedMultinomialLeafSize;
-    unsigned max_depth = kSortedMultinomialMaxDepth;  // at most 61 so that heap indices fit in 62 bits
+  std::uint64_t leaf_size = kSortedMultinomialLeafSize;
+  unsigned max_depth = kSortedMultinomialMaxDepth;  // at most 61 so that heap indices fit in 62 bits
 };
 
 template <class Emit>
 class SortedMultinomialDescent {
-  public:
-    SortedMultinomialDescent(SortedMultinomialShape shape, std::uint64_t seed, std::uint32_t step,
-                             exact::u128 lo, exact::u128 hi, Emit& emit, SortedMultinomialStats* stats)
-        : shape_(shape), seed_(seed), step_(step), lo_(lo), hi_(hi), top_(hi > lo ? hi : lo), emit_(emit),
-          stats_(stats) {}
+ public:
+  SortedMultinomialDescent(SortedMultinomialShape shape, std::uint64_t seed, std::uint32_t step, exact::u128 lo,
+                           exact::u128 hi, Emit& emit, SortedMultinomialStats* stats)
+      : shape_(shape),
+        seed_(seed),
+        step_(step),
+        lo_(lo),
+        hi_(hi),
+        top_(hi > lo ? hi : lo),
+        emit_(emit),
+        stats_(stats) {}
 
-    // Node [a, b) with n points, heap index h, depth d: account for it without expanding it when it is
-    // empty or entirely outside the region of interest, expand it otherwise.
-    void visit(exact::u128 a, exact::u128 b, std::uint64_t n, std::uint64_t h, unsigned d) {
-        if (n == 0) return;
-        if (b <= lo_) {
-            below_ += n;
-            return;
-        }
-        if (a >= top_) return;
-        expand(a, b, n, h, d);
+  // Node [a, b) with n points, heap index h, depth d: account for it without expanding it when it is
+  // empty or entirely outside the region of interest, expand it otherwise.
+  void visit(exact::u128 a, exact::u128 b, std::uint64_t n, std::uint64_t h, unsigned d) {
+    if (n == 0) return;
+    if (b <= lo_) {
+      below_ += n;
+      return;
     }
+    if (a >= top_) return;
+    expand(a, b, n, h, d);
+  }
 
-    std::uint64_t below() const { return below_; }
+  std::uint64_t below() const { return below_; }
 
-  private:
-    void expand(exact::u128 a, exact::u128 b, std::uint64_t n, std::uint64_t h, unsigned d) {
-        if (stats_ != nullptr) {
-            ++stats_->nodes_visited;
-            if (d > stats_->max_depth) stats_->max_depth = d;
-        }
-        const exact::u128 width = b - a;
-        if (width == 1) {  // every point of the node is a; nothing random left to draw
-            if (stats_ != nullptr) {
-                ++stats_->leaves;
-                stats_->leaf_points += n;
-            }
-            if (a < lo_) {
-                below_ += n;
-            } else if (a < hi_) {
-                for (std::uint64_t i = 0; i < n; ++i) emit_(a);
-            }
-            return;
-        }
-        rng::Stream stream(seed_, rng::Purpose::resample, step_, kSortedMultinomialNodeTag | h);
-        if (n <= shape_.leaf_size || d >= shape_.max_depth) {
-            leaf(stream, a, width, n);
-            return;
-        }
-        if (stats_ != nullptr) ++stats_->splits;
-        const exact::u128 mid = a + width / 2;
-        const double p = exact::to_double(mid - a) / exact::to_double(width);
-        const std::uint64_t left = rng::binomial(stream, n, p);
-        visit(a, mid, left, 2 * h, d + 1);
-        visit(mid, b, n - left, 2 * h + 1, d + 1);
+ private:
+  void expand(exact::u128 a, exact::u128 b, std::uint64_t n, std::uint64_t h, unsigned d) {
+    if (stats_ != nullptr) {
+      ++stats_->nodes_visited;
+      if (d > stats_->max_depth) stats_->max_depth = d;
     }
-
-    void leaf(rng::Stream& stream, exact::u128 a, exact::u128 width, std::uint64_t n) {
-        if (stats_ != nullptr) {
-            ++stats_->leaves;
-            stats_->leaf_points += n;
-        }
-        points_.resize(static_cast<std::size_t>(n));
-        for (auto& x : points_) x = a + rng::uniform_below(stream, width);
-        std::sort(points_.begin(), points_.end());
-        for (const exact::u128 x : points_) {
-            if (x < lo_) {
-                ++below_;
-            } else if (x < hi_) {
-                emit_(x);
-            } else {
-                break;
-            }
-        }
+    const exact::u128 width = b - a;
+    if (width == 1) {  // every point of the node is a; nothing random left to draw
+      if (stats_ != nullptr) {
+        ++stats_->leaves;
+        stats_->leaf_points += n;
+      }
+      if (a < lo_) {
+        below_ += n;
+      } else if (a < hi_) {
+        for (std::uint64_t i = 0; i < n; ++i) emit_(a);
+      }
+      return;
     }
+    rng::Stream stream(seed_, rng::Purpose::resample, step_, kSortedMultinomialNodeTag | h);
+    if (n <= shape_.leaf_size || d >= shape_.max_depth) {
+      leaf(stream, a, width, n);
+      return;
+    }
+    if (stats_ != nullptr) ++stats_->splits;
+    const exact::u128 mid = a + width / 2;
+    const double p = exact::to_double(mid - a) / exact::to_double(width);
+    const std::uint64_t left = rng::binomial(stream, n, p);
+    visit(a, mid, left, 2 * h, d + 1);
+    visit(mid, b, n - left, 2 * h + 1, d + 1);
+  }
 
-    SortedMultinomialShape shape_;
-    std::uint64_t seed_;
-    std::uint32_t step_;
-    exact::u128 lo_, hi_, top_;
-    Emit& emit_;
-    SortedMultinomialStats* stats_;
-    std::uint64_t below_ = 0;
-    std::vector<exact::u128> points_;  // leaf scratch, reused
+  void leaf(rng::Stream& stream, exact::u128 a, exact::u128 width, std::uint64_t n) {
+    if (stats_ != nullptr) {
+      ++stats_->leaves;
+      stats_->leaf_points += n;
+    }
+    points_.resize(static_cast<std::size_t>(n));
+    for (auto& x : points_) x = a + rng::uniform_below(stream, width);
+    std::sort(points_.begin(), points_.end());
+    for (const exact::u128 x : points_) {
+      if (x < lo_) {
+        ++below_;
+      } else if (x < hi_) {
+        emit_(x);
+      } else {
+        break;
+      }
+    }
+  }
+
+  SortedMultinomialShape shape_;
+  std::uint64_t seed_;
+  std::uint32_t step_;
+  exact::u128 lo_, hi_, top_;
+  Emit& emit_;
+  SortedMultinomialStats* stats_;
+  std::uint64_t below_ = 0;
+  std::vector<exact::u128> points_;  // leaf scratch, reused
 };
 
 // The draw with an explicit tree shape (tests use small shapes to reach the depth cap). The public
 // functions below use the default shape; only the default shape is the reproducible scheme.
 template <class Emit>
-std::uint64_t sorted_multinomial_points_shaped(SortedMultinomialShape shape, std::uint64_t seed,
-                                               std::uint32_t step, std::uint64_t samples, exact::u128 total,
-                                               exact::u128 lo, exact::u128 hi, Emit&& emit,
-                                               SortedMultinomialStats* stats) {
-    if (!rng::seed_is_valid(seed)) {
-        throw std::invalid_argument("sorted_multinomial_points: seed " + std::to_string(seed) +
-                                    " is out of range; expected at most " + std::to_string(rng::kMaxSeed));
-    }
-    if (!(lo <= hi && hi <= total)) {
-        throw std::invalid_argument("sorted_multinomial_points: interval [" + exact::to_string(lo) + ", " +
-                                    exact::to_string(hi) + ") is not inside the wheel [0, " +
-                                    exact::to_string(total) + "); expected lo <= hi <= total");
-    }
-    if (samples > (std::uint64_t(1) << 63)) {  // rng::binomial's limit
-        throw std::invalid_argument("sorted_multinomial_points: " + std::to_string(samples) +
-                                    " samples is too many; expected at most 2^63");
-    }
-    if (samples > 0 && total == 0) {
-        throw std::invalid_argument("sorted_multinomial_points: " + std::to_string(samples) +
-                                    " samples on an empty wheel (total weight 0); expected total > 0");
-    }
-    if (shape.max_depth > 61 || shape.leaf_size == 0) {
-        throw std::invalid_argument("sorted_multinomial_points: tree shape (leaf size " +
-                                    std::to_string(shape.leaf_size) + ", max depth " +
-                                    std::to_string(shape.max_depth) +
-                                    ") is invalid; expected leaf size >= 1 and max depth <= 61");
-    }
-    SortedMultinomialDescent<std::remove_reference_t<Emit>> descent(shape, seed, step, lo, hi, emit, stats);
-    descent.visit(0, total, samples, 1, 0);
-    return descent.below();
+std::uint64_t sorted_multinomial_points_shaped(SortedMultinomialShape shape, std::uint64_t seed, std::uint32_t step,
+                                               std::uint64_t samples, exact::u128 total, exact::u128 lo, exact::u128 hi,
+                                               Emit&& emit, SortedMultinomialStats* stats) {
+  if (!rng::seed_is_valid(seed)) {
+    throw std::invalid_argument("sorted_multinomial_points: seed " + std::to_string(seed) +
+                                " is out of range; expected at most " + std::to_string(rng::kMaxSeed));
+  }
+  if (!(lo <= hi && hi <= total)) {
+    throw std::invalid_argument("sorted_multinomial_points: interval [" + exact::to_string(lo) + ", " +
+                                exact::to_string(hi) + ") is not inside the wheel [0, " + exact::to_string(total) +
+                                "); expected lo <= hi <= total");
+  }
+  if (samples > (std::uint64_t(1) << 63)) {  // rng::binomial's limit
+    throw std::invalid_argument("sorted_multinomial_points: " + std::to_string(samples) +
+                                " samples is too many; expected at most 2^63");
+  }
+  if (samples > 0 && total == 0) {
+    throw std::invalid_argument("sorted_multinomial_points: " + std::to_string(samples) +
+                                " samples on an empty wheel (total weight 0); expected total > 0");
+  }
+  if (shape.max_depth > 61 || shape.leaf_size == 0) {
+    throw std::invalid_argument("sorted_multinomial_points: tree shape (leaf size " + std::to_string(shape.leaf_size) +
+                                ", max depth " + std::to_string(shape.max_depth) +
+                                ") is invalid; expected leaf size >= 1 and max depth <= 61");
+  }
+  SortedMultinomialDescent<std::remove_reference_t<Emit>> descent(shape, seed, step, lo, hi, emit, stats);
+  descent.visit(0, total, samples, 1, 0);
+  return descent.below();
 }
 
 }  // namespace detail
@@ -202,14 +206,14 @@ template <class Emit>
 std::uint64_t sorted_multinomial_points(std::uint64_t seed, std::uint32_t step, std::uint64_t samples,
                                         exact::u128 total, exact::u128 lo, exact::u128 hi, Emit&& emit,
                                         SortedMultinomialStats* stats) {
-    return detail::sorted_multinomial_points_shaped(detail::SortedMultinomialShape{}, seed, step, samples, total,
-                                                    lo, hi, emit, stats);
+  return detail::sorted_multinomial_points_shaped(detail::SortedMultinomialShape{}, seed, step, samples, total, lo, hi,
+                                                  emit, stats);
 }
 
 template <class Emit>
 std::uint64_t sorted_multinomial_points(std::uint64_t seed, std::uint32_t step, std::uint64_t samples,
                                         exact::u128 total, exact::u128 lo, exact::u128 hi, Emit&& emit) {
-    return sorted_multinomial_points(seed, step, samples, total, lo, hi, emit, nullptr);
+  return sorted_multinomial_points(seed, step, samples, total, lo, hi, emit, nullptr);
 }
 
 }  // namespace rsmc

@@ -24,16 +24,16 @@
 namespace rsmc {
 
 struct SmoothedMoments {
-  int state_dim = 0;                             // d
-  std::uint64_t particles = 0;                   // N
-  int final_step = 0;                            // the last recorded step T (whose weights are used)
-  double final_ess = 0.0;                        // effective sample size of the weights at T
-  std::vector<std::int32_t> steps;               // the recorded steps, ascending (R)
-  std::vector<double> mean;                      // E[x_t | y_1..T], R x d row-major
-  std::vector<double> variance;                  // Var[x_t | y_1..T] per component, R x d
-  std::vector<std::uint64_t> distinct_ancestors; // distinct particles of step t on the N paths, R
-  std::vector<std::uint64_t> path_ids;           // sampled paths: their particle at the last step, M
-  std::vector<double> paths;                     // their states, M x R x d row-major
+  int state_dim = 0;                              // d
+  std::uint64_t particles = 0;                    // N
+  int final_step = 0;                             // the last recorded step T (whose weights are used)
+  double final_ess = 0.0;                         // effective sample size of the weights at T
+  std::vector<std::int32_t> steps;                // the recorded steps, ascending (R)
+  std::vector<double> mean;                       // E[x_t | y_1..T], R x d row-major
+  std::vector<double> variance;                   // Var[x_t | y_1..T] per component, R x d
+  std::vector<std::uint64_t> distinct_ancestors;  // distinct particles of step t on the N paths, R
+  std::vector<std::uint64_t> path_ids;            // sampled paths: their particle at the last step, M
+  std::vector<double> paths;                      // their states, M x R x d row-major
 };
 
 // Throws rsmc::Error naming the trace if it has no recorded cloud or its data are inconsistent.

@@ -63,7 +63,8 @@ SmoothedFile read_smoothed_file(const std::string& path) {
   SmoothedMoments& m = out.moments;
   std::int64_t version = 0, particles = 0, dim = 0, final_step = 0;
   read_attribute(f, "smoothed_format_version", H5T_NATIVE_INT64, &version, what);
-  require(version == kSmoothedFormatVersion, what + ": format version " + std::to_string(version) + " is not supported");
+  require(version == kSmoothedFormatVersion,
+          what + ": format version " + std::to_string(version) + " is not supported");
   read_attribute(f, "particles", H5T_NATIVE_INT64, &particles, what);
   read_attribute(f, "state_dim", H5T_NATIVE_INT64, &dim, what);
   read_attribute(f, "final_step", H5T_NATIVE_INT64, &final_step, what);

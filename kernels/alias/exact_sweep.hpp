@@ -44,124 +44,124 @@ constexpr std::uint64_t kWordsPerBlock = kBlockItems / 64;
 
 RSMC_HOST_DEVICE int lowest_bit(std::uint64_t x) {  // x != 0
 #if defined(__CUDA_ARCH__)
-    return __ffsll(static_cast<long long>(x)) - 1;
+  return __ffsll(static_cast<long long>(x)) - 1;
 #else
-    return __builtin_ctzll(x);
+  return __builtin_ctzll(x);
 #endif
 }
 
 // ceil(W / n): w < light_bound(W, n) exactly when n w < W.
 RSMC_HOST_DEVICE std::uint64_t light_bound(u128 total, std::uint64_t n) {
-    return static_cast<std::uint64_t>((total + (n - 1)) / n);
+  return static_cast<std::uint64_t>((total + (n - 1)) / n);
 }
 
 // The items of one sweep: weights, capacity, the two masks and (PSA+) the residuals.
 struct Items {
-    const std::uint64_t* w = nullptr;
-    std::uint64_t n = 0;
-    u128 cap = 0;                     // W
-    std::uint64_t bound = 0;          // light_bound(W, n)
-    std::uint64_t* light_mask = nullptr;  // bit p of word p / 64: item p is a light of this sweep
-    std::uint64_t* heavy_mask = nullptr;  // ... a heavy of this sweep
-    // PSA+ only (else null): greedy section g = p >> greedy_shift left item partial_pos[g] (n if none)
-    // with the residual partial_value[g] in place of its scaled weight.
-    const std::uint64_t* partial_pos = nullptr;
-    const u128* partial_value = nullptr;
-    unsigned greedy_shift = 0;
+  const std::uint64_t* w = nullptr;
+  std::uint64_t n = 0;
+  u128 cap = 0;                         // W
+  std::uint64_t bound = 0;              // light_bound(W, n)
+  std::uint64_t* light_mask = nullptr;  // bit p of word p / 64: item p is a light of this sweep
+  std::uint64_t* heavy_mask = nullptr;  // ... a heavy of this sweep
+  // PSA+ only (else null): greedy section g = p >> greedy_shift left item partial_pos[g] (n if none)
+  // with the residual partial_value[g] in place of its scaled weight.
+  const std::uint64_t* partial_pos = nullptr;
+  const u128* partial_value = nullptr;
+  unsigned greedy_shift = 0;
 
-    RSMC_HOST_DEVICE u128 scaled(std::uint64_t p) const { return static_cast<u128>(w[p]) * n; }
-    RSMC_HOST_DEVICE u128 value(std::uint64_t p) const {
-        if (partial_pos != nullptr) {
-            const std::uint64_t g = p >> greedy_shift;
-            if (partial_pos[g] == p) return partial_value[g];
-        }
-        return scaled(p);
+  RSMC_HOST_DEVICE u128 scaled(std::uint64_t p) const { return static_cast<u128>(w[p]) * n; }
+  RSMC_HOST_DEVICE u128 value(std::uint64_t p) const {
+    if (partial_pos != nullptr) {
+      const std::uint64_t g = p >> greedy_shift;
+      if (partial_pos[g] == p) return partial_value[g];
     }
-    RSMC_HOST_DEVICE std::uint64_t words() const { return (n + 63) / 64; }
+    return scaled(p);
+  }
+  RSMC_HOST_DEVICE std::uint64_t words() const { return (n + 63) / 64; }
 };
 
 // Exclusive prefix sums over the blocks (blocks + 1 entries each; entry b covers blocks 0..b-1).
 // counts packs the two counts: lights in the high 32 bits, heavies in the low 32 (both < 2^32).
 struct Prefix {
-    const std::uint64_t* counts = nullptr;
-    const u128* deficit = nullptr;
-    const u128* excess = nullptr;
-    std::uint64_t blocks = 0;
+  const std::uint64_t* counts = nullptr;
+  const u128* deficit = nullptr;
+  const u128* excess = nullptr;
+  std::uint64_t blocks = 0;
 
-    RSMC_HOST_DEVICE std::uint64_t lights_before(std::uint64_t b) const { return counts[b] >> 32; }
-    RSMC_HOST_DEVICE std::uint64_t heavies_before(std::uint64_t b) const { return counts[b] & 0xffffffffu; }
-    RSMC_HOST_DEVICE std::uint64_t lights() const { return lights_before(blocks); }
-    RSMC_HOST_DEVICE std::uint64_t heavies() const { return heavies_before(blocks); }
+  RSMC_HOST_DEVICE std::uint64_t lights_before(std::uint64_t b) const { return counts[b] >> 32; }
+  RSMC_HOST_DEVICE std::uint64_t heavies_before(std::uint64_t b) const { return counts[b] & 0xffffffffu; }
+  RSMC_HOST_DEVICE std::uint64_t lights() const { return lights_before(blocks); }
+  RSMC_HOST_DEVICE std::uint64_t heavies() const { return heavies_before(blocks); }
 };
 
 RSMC_HOST_DEVICE std::uint64_t pack_counts(std::uint64_t lights, std::uint64_t heavies) {
-    return (lights << 32) | heavies;
+  return (lights << 32) | heavies;
 }
 
 // ---- block summaries ---------------------------------------------------------------------------
 
 // One block's counts and sums, to be prefix-summed.
 struct BlockSums {
-    std::uint64_t counts = 0;
-    u128 deficit = 0;
-    u128 excess = 0;
+  std::uint64_t counts = 0;
+  u128 deficit = 0;
+  u128 excess = 0;
 };
 
 // PSA: every item of block b takes part. Writes the block's mask words and returns its sums. The
 // weights of lights and heavies are summed in 32-bit halves (at most kBlockItems terms each, so
 // 64-bit sums are exact) and scaled once.
 RSMC_HOST_DEVICE BlockSums summarize_all(const Items& it, std::uint64_t b) {
-    const std::uint64_t first = b * kBlockItems;
-    const std::uint64_t end = first + kBlockItems < it.n ? first + kBlockItems : it.n;
-    std::uint64_t light_lo = 0, light_hi = 0, heavy_lo = 0, heavy_hi = 0, lights = 0;
-    for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
-        const std::uint64_t base = word * 64;
-        const std::uint64_t len = end - base < 64 ? end - base : 64;
-        std::uint64_t bits = 0;
-        for (std::uint64_t q = 0; q < len; ++q) {
-            const std::uint64_t x = it.w[base + q];
-            const std::uint64_t light = x < it.bound ? 1 : 0;
-            const std::uint64_t xl = x & (0 - light);  // x if light, else 0
-            const std::uint64_t xh = x - xl;
-            bits |= light << q;
-            lights += light;
-            light_lo += xl & 0xffffffffu;
-            light_hi += xl >> 32;
-            heavy_lo += xh & 0xffffffffu;
-            heavy_hi += xh >> 32;
-        }
-        const std::uint64_t valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
-        it.light_mask[word] = bits;
-        it.heavy_mask[word] = ~bits & valid;
+  const std::uint64_t first = b * kBlockItems;
+  const std::uint64_t end = first + kBlockItems < it.n ? first + kBlockItems : it.n;
+  std::uint64_t light_lo = 0, light_hi = 0, heavy_lo = 0, heavy_hi = 0, lights = 0;
+  for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
+    const std::uint64_t base = word * 64;
+    const std::uint64_t len = end - base < 64 ? end - base : 64;
+    std::uint64_t bits = 0;
+    for (std::uint64_t q = 0; q < len; ++q) {
+      const std::uint64_t x = it.w[base + q];
+      const std::uint64_t light = x < it.bound ? 1 : 0;
+      const std::uint64_t xl = x & (0 - light);  // x if light, else 0
+      const std::uint64_t xh = x - xl;
+      bits |= light << q;
+      lights += light;
+      light_lo += xl & 0xffffffffu;
+      light_hi += xl >> 32;
+      heavy_lo += xh & 0xffffffffu;
+      heavy_hi += xh >> 32;
     }
-    const std::uint64_t heavies = end - first - lights;
-    const u128 light_sum = (static_cast<u128>(light_hi) << 32) + light_lo;
-    const u128 heavy_sum = (static_cast<u128>(heavy_hi) << 32) + heavy_lo;
-    BlockSums s;
-    s.counts = pack_counts(lights, heavies);
-    s.deficit = static_cast<u128>(lights) * it.cap - light_sum * it.n;
-    s.excess = heavy_sum * it.n - static_cast<u128>(heavies) * it.cap;
-    return s;
+    const std::uint64_t valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    it.light_mask[word] = bits;
+    it.heavy_mask[word] = ~bits & valid;
+  }
+  const std::uint64_t heavies = end - first - lights;
+  const u128 light_sum = (static_cast<u128>(light_hi) << 32) + light_lo;
+  const u128 heavy_sum = (static_cast<u128>(heavy_hi) << 32) + heavy_lo;
+  BlockSums s;
+  s.counts = pack_counts(lights, heavies);
+  s.deficit = static_cast<u128>(lights) * it.cap - light_sum * it.n;
+  s.excess = heavy_sum * it.n - static_cast<u128>(heavies) * it.cap;
+  return s;
 }
 
 // The sums of block b from its mask words as they stand (values through it.value, so PSA+'s
 // residuals count as they are).
 RSMC_HOST_DEVICE BlockSums summarize_masks(const Items& it, std::uint64_t b) {
-    BlockSums s;
-    std::uint64_t lights = 0, heavies = 0;
-    const std::uint64_t words = it.words();
-    for (std::uint64_t word = b * kWordsPerBlock; word < (b + 1) * kWordsPerBlock && word < words; ++word) {
-        for (std::uint64_t bits = it.light_mask[word]; bits != 0; bits &= bits - 1) {
-            s.deficit += it.cap - it.value(word * 64 + lowest_bit(bits));
-            ++lights;
-        }
-        for (std::uint64_t bits = it.heavy_mask[word]; bits != 0; bits &= bits - 1) {
-            s.excess += it.value(word * 64 + lowest_bit(bits)) - it.cap;
-            ++heavies;
-        }
+  BlockSums s;
+  std::uint64_t lights = 0, heavies = 0;
+  const std::uint64_t words = it.words();
+  for (std::uint64_t word = b * kWordsPerBlock; word < (b + 1) * kWordsPerBlock && word < words; ++word) {
+    for (std::uint64_t bits = it.light_mask[word]; bits != 0; bits &= bits - 1) {
+      s.deficit += it.cap - it.value(word * 64 + lowest_bit(bits));
+      ++lights;
     }
-    s.counts = pack_counts(lights, heavies);
-    return s;
+    for (std::uint64_t bits = it.heavy_mask[word]; bits != 0; bits &= bits - 1) {
+      s.excess += it.value(word * 64 + lowest_bit(bits)) - it.cap;
+      ++heavies;
+    }
+  }
+  s.counts = pack_counts(lights, heavies);
+  return s;
 }
 
 // ---- lookups and the split ---------------------------------------------------------------------
@@ -169,55 +169,55 @@ RSMC_HOST_DEVICE BlockSums summarize_masks(const Items& it, std::uint64_t b) {
 // The k-th item of one kind (light or heavy) of the sweep: its position (n if there is none) and the
 // sum of the deficits (lights) or excesses (heavies) of the items of that kind before it.
 struct Located {
-    std::uint64_t pos;
-    u128 before;
+  std::uint64_t pos;
+  u128 before;
 };
 
 RSMC_HOST_DEVICE Located locate(const Items& it, const Prefix& pre, bool light, std::uint64_t k) {
-    const auto count_before = [&](std::uint64_t b) { return light ? pre.lights_before(b) : pre.heavies_before(b); };
-    const u128* sums = light ? pre.deficit : pre.excess;
-    if (k >= count_before(pre.blocks)) return Located{it.n, sums[pre.blocks]};
-    std::uint64_t lo = 0, hi = pre.blocks;  // the last block b with count_before(b) <= k holds item k
-    while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (count_before(mid) <= k)
-            lo = mid;
-        else
-            hi = mid;
+  const auto count_before = [&](std::uint64_t b) { return light ? pre.lights_before(b) : pre.heavies_before(b); };
+  const u128* sums = light ? pre.deficit : pre.excess;
+  if (k >= count_before(pre.blocks)) return Located{it.n, sums[pre.blocks]};
+  std::uint64_t lo = 0, hi = pre.blocks;  // the last block b with count_before(b) <= k holds item k
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (count_before(mid) <= k)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  std::uint64_t rest = k - count_before(lo);
+  u128 before = sums[lo];
+  const std::uint64_t* mask = light ? it.light_mask : it.heavy_mask;
+  for (std::uint64_t word = lo * kWordsPerBlock;; ++word) {
+    for (std::uint64_t bits = mask[word]; bits != 0; bits &= bits - 1) {
+      const std::uint64_t p = word * 64 + lowest_bit(bits);
+      if (rest == 0) return Located{p, before};
+      const u128 v = it.value(p);
+      before += light ? it.cap - v : v - it.cap;
+      --rest;
     }
-    std::uint64_t rest = k - count_before(lo);
-    u128 before = sums[lo];
-    const std::uint64_t* mask = light ? it.light_mask : it.heavy_mask;
-    for (std::uint64_t word = lo * kWordsPerBlock;; ++word) {
-        for (std::uint64_t bits = mask[word]; bits != 0; bits &= bits - 1) {
-            const std::uint64_t p = word * 64 + lowest_bit(bits);
-            if (rest == 0) return Located{p, before};
-            const u128 v = it.value(p);
-            before += light ? it.cap - v : v - it.cap;
-            --rest;
-        }
-    }
+  }
 }
 
 // The number of lights among the first m items of the merge: the smallest i in
 // [max(0, m - heavies), min(m, lights)] with D(i) >= E(m - i) (light i does not precede heavy
 // m - i - 1), by binary search.
 RSMC_HOST_DEVICE std::uint64_t corank(const Items& it, const Prefix& pre, std::uint64_t m) {
-    std::uint64_t lo = m > pre.heavies() ? m - pre.heavies() : 0;
-    std::uint64_t hi = m < pre.lights() ? m : pre.lights();
-    while (lo < hi) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (locate(it, pre, true, mid).before < locate(it, pre, false, m - mid).before)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+  std::uint64_t lo = m > pre.heavies() ? m - pre.heavies() : 0;
+  std::uint64_t hi = m < pre.lights() ? m : pre.lights();
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (locate(it, pre, true, mid).before < locate(it, pre, false, m - mid).before)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 // Merged items before section k of `sections`.
 RSMC_HOST_DEVICE std::uint64_t boundary(std::uint64_t k, std::uint64_t merged, std::uint64_t sections) {
-    return static_cast<std::uint64_t>(static_cast<u128>(k) * merged / sections);
+  return static_cast<std::uint64_t>(static_cast<u128>(k) * merged / sections);
 }
 
 // ---- the sweep ------------------------------------------------------------------------------------
@@ -226,34 +226,34 @@ RSMC_HOST_DEVICE std::uint64_t boundary(std::uint64_t k, std::uint64_t merged, s
 // [p, end) only; no bit at or past `end` may be set in them (end is a multiple of 64, or n, past which
 // the masks are zero).
 RSMC_HOST_DEVICE std::uint64_t next_set(const std::uint64_t* mask, std::uint64_t p, std::uint64_t end) {
-    if (p >= end) return end;
-    std::uint64_t word = p / 64;
-    std::uint64_t bits = mask[word] & (~std::uint64_t{0} << (p % 64));
-    const std::uint64_t last = (end - 1) / 64;
-    while (bits == 0) {
-        if (++word > last) return end;
-        bits = mask[word];
-    }
-    return word * 64 + lowest_bit(bits);
+  if (p >= end) return end;
+  std::uint64_t word = p / 64;
+  std::uint64_t bits = mask[word] & (~std::uint64_t{0} << (p % 64));
+  const std::uint64_t last = (end - 1) / 64;
+  while (bits == 0) {
+    if (++word > last) return end;
+    bits = mask[word];
+  }
+  return word * 64 + lowest_bit(bits);
 }
 
 // Where a sweep finds its items: in the masks, within [.., end) (PSA's sweep: every item, or PSA+'s
 // leftovers, whose residuals Partials reads; a greedy section: its own items, classified first).
 template <bool Partials>
 struct MaskSource {
-    const Items* it;
-    std::uint64_t end;
-    RSMC_HOST_DEVICE std::uint64_t light_from(std::uint64_t p) const { return next_set(it->light_mask, p, end); }
-    RSMC_HOST_DEVICE std::uint64_t heavy_from(std::uint64_t p) const { return next_set(it->heavy_mask, p, end); }
-    RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return Partials ? it->value(p) : it->scaled(p); }
+  const Items* it;
+  std::uint64_t end;
+  RSMC_HOST_DEVICE std::uint64_t light_from(std::uint64_t p) const { return next_set(it->light_mask, p, end); }
+  RSMC_HOST_DEVICE std::uint64_t heavy_from(std::uint64_t p) const { return next_set(it->heavy_mask, p, end); }
+  RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return Partials ? it->value(p) : it->scaled(p); }
 };
 
 // The state of a sweep: the next light's position (src.end if none), the current heavy and its
 // residual.
 struct SweepState {
-    std::uint64_t light;
-    std::uint64_t heavy;
-    u128 r;
+  std::uint64_t light;
+  std::uint64_t heavy;
+  u128 r;
 };
 
 // Vose's sweep from state s: fills lights from the current heavy while its residual exceeds a bucket
@@ -264,44 +264,44 @@ struct SweepState {
 // runs of lights (most items for skewed weights), where their branches are predictable.
 template <bool Greedy, class Source>
 RSMC_HOST_DEVICE SweepState sweep(const Source& src, u128 cap, Row* rows, SweepState s, std::uint64_t steps) {
-    std::uint64_t i = s.light, h = s.heavy;
-    u128 r = s.r;
-    for (;;) {
-        while (r > cap && i < src.end) {
-            if (!Greedy && steps == 0) return SweepState{i, h, r};
-            const u128 v = src.value(i);
-            rows[i] = Row::make(v, h);
-            r = r - (cap - v);
-            i = src.light_from(i + 1);
-            --steps;
-        }
-        if ((!Greedy && steps == 0) || r > cap) return SweepState{i, h, r};  // Greedy: out of lights
-        const std::uint64_t next = src.heavy_from(h + 1);
-        if (next == src.end) {  // no heavy left: PSA's last heavy (r = cap), or a greedy section's end
-            if (r == cap) rows[h] = Row::make(r, h);
-            return SweepState{i, r == cap ? src.end : h, r};
-        }
-        rows[h] = Row::make(r, r == cap ? h : next);
-        r = r + src.value(next) - cap;  // r <= cap <= value: no wrap
-        h = next;
-        --steps;
+  std::uint64_t i = s.light, h = s.heavy;
+  u128 r = s.r;
+  for (;;) {
+    while (r > cap && i < src.end) {
+      if (!Greedy && steps == 0) return SweepState{i, h, r};
+      const u128 v = src.value(i);
+      rows[i] = Row::make(v, h);
+      r = r - (cap - v);
+      i = src.light_from(i + 1);
+      --steps;
     }
+    if ((!Greedy && steps == 0) || r > cap) return SweepState{i, h, r};  // Greedy: out of lights
+    const std::uint64_t next = src.heavy_from(h + 1);
+    if (next == src.end) {  // no heavy left: PSA's last heavy (r = cap), or a greedy section's end
+      if (r == cap) rows[h] = Row::make(r, h);
+      return SweepState{i, r == cap ? src.end : h, r};
+    }
+    rows[h] = Row::make(r, r == cap ? h : next);
+    r = r + src.value(next) - cap;  // r <= cap <= value: no wrap
+    h = next;
+    --steps;
+  }
 }
 
 // PSA: `steps` rows from the state (i0 lights, j0 heavies) on the merge path of the whole sweep (i0 +
 // j0 and i0 + j0 + steps are section boundaries, i0 a co-rank).
 RSMC_HOST_DEVICE void sweep_section(const Items& it, const Prefix& pre, Row* rows, std::uint64_t i0, std::uint64_t j0,
                                     std::uint64_t steps) {
-    if (steps == 0) return;
-    const Located light = locate(it, pre, true, i0);
-    const Located heavy = locate(it, pre, false, j0);
-    if (heavy.pos >= it.n) return;  // exact arithmetic: a state with steps left has a current heavy
-    const u128 r = it.value(heavy.pos) - (light.before - heavy.before);  // D(i0) >= E(j0) on the merge path
-    const SweepState start{light.pos, heavy.pos, r};
-    if (it.partial_pos != nullptr)
-        sweep<false>(MaskSource<true>{&it, it.n}, it.cap, rows, start, steps);
-    else
-        sweep<false>(MaskSource<false>{&it, it.n}, it.cap, rows, start, steps);
+  if (steps == 0) return;
+  const Located light = locate(it, pre, true, i0);
+  const Located heavy = locate(it, pre, false, j0);
+  if (heavy.pos >= it.n) return;  // exact arithmetic: a state with steps left has a current heavy
+  const u128 r = it.value(heavy.pos) - (light.before - heavy.before);  // D(i0) >= E(j0) on the merge path
+  const SweepState start{light.pos, heavy.pos, r};
+  if (it.partial_pos != nullptr)
+    sweep<false>(MaskSource<true>{&it, it.n}, it.cap, rows, start, steps);
+  else
+    sweep<false>(MaskSource<false>{&it, it.n}, it.cap, rows, start, steps);
 }
 
 // ---- PSA+: the greedy sweep of one section -----------------------------------------------------
@@ -309,34 +309,34 @@ RSMC_HOST_DEVICE void sweep_section(const Items& it, const Prefix& pre, Row* row
 // What a greedy section leaves: the items of one kind at positions >= from (all lights there, or all
 // heavies there), plus `partial` (it.n if none) with its residual.
 struct Leftovers {
-    std::uint64_t from;
-    bool lights;  // the kind left at positions >= from
-    std::uint64_t partial;
-    u128 partial_value;
+  std::uint64_t from;
+  bool lights;  // the kind left at positions >= from
+  std::uint64_t partial;
+  u128 partial_value;
 };
 
 // Bit q set where w[q] < bound, for q < len (a fixed 64 in the first form, so that it unrolls).
 RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound) {
-    std::uint64_t bits = 0;
-    for (int q = 0; q < 64; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
-    return bits;
+  std::uint64_t bits = 0;
+  for (int q = 0; q < 64; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
+  return bits;
 }
 RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound, std::uint64_t len) {
-    std::uint64_t bits = 0;
-    for (std::uint64_t q = 0; q < len; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
-    return bits;
+  std::uint64_t bits = 0;
+  for (std::uint64_t q = 0; q < len; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
+  return bits;
 }
 
 // Classifies the items of [first, end) into the masks (first a multiple of 64; end too, or n).
 RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64_t end) {
-    for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
-        const std::uint64_t base = word * 64;
-        const std::uint64_t len = end - base < 64 ? end - base : 64;
-        const std::uint64_t bits = len == 64 ? light_bits(it.w + base, it.bound) : light_bits(it.w + base, it.bound, len);
-        const std::uint64_t valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
-        it.light_mask[word] = bits;
-        it.heavy_mask[word] = ~bits & valid;
-    }
+  for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
+    const std::uint64_t base = word * 64;
+    const std::uint64_t len = end - base < 64 ? end - base : 64;
+    const std::uint64_t bits = len == 64 ? light_bits(it.w + base, it.bound) : light_bits(it.w + base, it.bound, len);
+    const std::uint64_t valid = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    it.light_mask[word] = bits;
+    it.heavy_mask[word] = ~bits & valid;
+  }
 }
 
 // Vose's sweep restricted to the items of [first, end) (Huebschle-Schneider and Sanders' PSA+ greedy
@@ -345,40 +345,40 @@ RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64
 // (when the current heavy is done), and returns what is left. Every row it writes is final and exact;
 // the leftovers carry exactly (their count) x W of weight.
 RSMC_HOST_DEVICE Leftovers greedy_sweep(const Items& it, Row* rows, std::uint64_t first, std::uint64_t end) {
-    classify(it, first, end);
-    const MaskSource<false> src{&it, end};
-    const std::uint64_t h = src.heavy_from(first);
-    if (h == end) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
-    const SweepState s = sweep<true>(src, it.cap, rows, SweepState{src.light_from(first), h, it.scaled(h)}, 0);
-    if (s.r > it.cap) return Leftovers{s.heavy, false, s.heavy, s.r};  // out of lights: the heavy and later heavies
-    if (s.heavy == end) return Leftovers{s.light, true, it.n, 0};       // the last heavy is exactly done
-    return Leftovers{s.light, true, s.heavy, s.r};                      // out of heavies: a light residual
+  classify(it, first, end);
+  const MaskSource<false> src{&it, end};
+  const std::uint64_t h = src.heavy_from(first);
+  if (h == end) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
+  const SweepState s = sweep<true>(src, it.cap, rows, SweepState{src.light_from(first), h, it.scaled(h)}, 0);
+  if (s.r > it.cap) return Leftovers{s.heavy, false, s.heavy, s.r};  // out of lights: the heavy and later heavies
+  if (s.heavy == end) return Leftovers{s.light, true, it.n, 0};      // the last heavy is exactly done
+  return Leftovers{s.light, true, s.heavy, s.r};                     // out of heavies: a light residual
 }
 
 // Rewrites the masks of [first, end) to the leftovers of its greedy sweep: the items of the left kind
 // at positions >= from, and the partial item classified by its residual.
 RSMC_HOST_DEVICE void mask_leftovers(const Items& it, const Leftovers& left, std::uint64_t first, std::uint64_t end) {
-    for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
-        const std::uint64_t base = word * 64;
-        std::uint64_t keep = 0;  // positions >= from
-        if (left.from <= base)
-            keep = ~std::uint64_t{0};
-        else if (left.from < base + 64)
-            keep = ~std::uint64_t{0} << (left.from - base);
-        std::uint64_t light = left.lights ? it.light_mask[word] & keep : 0;
-        std::uint64_t heavy = left.lights ? 0 : it.heavy_mask[word] & keep;
-        if (left.partial < it.n && left.partial >= base && left.partial < base + 64) {
-            const std::uint64_t bit = std::uint64_t{1} << (left.partial - base);
-            light &= ~bit;
-            heavy &= ~bit;
-            if (left.partial_value < it.cap)
-                light |= bit;
-            else
-                heavy |= bit;
-        }
-        it.light_mask[word] = light;
-        it.heavy_mask[word] = heavy;
+  for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
+    const std::uint64_t base = word * 64;
+    std::uint64_t keep = 0;  // positions >= from
+    if (left.from <= base)
+      keep = ~std::uint64_t{0};
+    else if (left.from < base + 64)
+      keep = ~std::uint64_t{0} << (left.from - base);
+    std::uint64_t light = left.lights ? it.light_mask[word] & keep : 0;
+    std::uint64_t heavy = left.lights ? 0 : it.heavy_mask[word] & keep;
+    if (left.partial < it.n && left.partial >= base && left.partial < base + 64) {
+      const std::uint64_t bit = std::uint64_t{1} << (left.partial - base);
+      light &= ~bit;
+      heavy &= ~bit;
+      if (left.partial_value < it.cap)
+        light |= bit;
+      else
+        heavy |= bit;
     }
+    it.light_mask[word] = light;
+    it.heavy_mask[word] = heavy;
+  }
 }
 
 }  // namespace rsmc::kernels::alias::sweep

@@ -47,25 +47,26 @@ void batched_categorical(const Kokkos::View<const W**, Kokkos::LayoutRight, type
   const W* data = weights.data();
   std::uint32_t* result = out.data();
   const std::size_t out_stride = out.stride(0);
-  Kokkos::parallel_for(
-      "rsmc::butterfly::batched_categorical", Kokkos::RangePolicy<ExecSpace>(0, runs), [=](const std::size_t run) {
-        host::ButterflyWarpTable<Acc, kWarp> table;
-        const W* rows[kWarp];
-        double uniform[kWarp];
-        std::uint32_t index[kWarp];
-        const std::size_t end = (run + 1) * groups / runs;
-        for (std::size_t g = run * groups / runs; g < end; ++g) {
-          const std::size_t first = g * kWarp;
-          for (unsigned r = 0; r < kWarp; ++r) {
-            const bool valid = first + r < particles;
-            rows[r] = valid ? data + (first + r) * stride : nullptr;
-            uniform[r] = valid ? u(first + r) : 0.0;
-          }
-          table.build(rows, k);
-          table.draw(uniform, index);
-          for (unsigned r = 0; r < kWarp && first + r < particles; ++r) result[(first + r) * out_stride] = index[r];
-        }
-      });
+  Kokkos::parallel_for("rsmc::butterfly::batched_categorical", Kokkos::RangePolicy<ExecSpace>(0, runs),
+                       [=](const std::size_t run) {
+                         host::ButterflyWarpTable<Acc, kWarp> table;
+                         const W* rows[kWarp];
+                         double uniform[kWarp];
+                         std::uint32_t index[kWarp];
+                         const std::size_t end = (run + 1) * groups / runs;
+                         for (std::size_t g = run * groups / runs; g < end; ++g) {
+                           const std::size_t first = g * kWarp;
+                           for (unsigned r = 0; r < kWarp; ++r) {
+                             const bool valid = first + r < particles;
+                             rows[r] = valid ? data + (first + r) * stride : nullptr;
+                             uniform[r] = valid ? u(first + r) : 0.0;
+                           }
+                           table.build(rows, k);
+                           table.draw(uniform, index);
+                           for (unsigned r = 0; r < kWarp && first + r < particles; ++r)
+                             result[(first + r) * out_stride] = index[r];
+                         }
+                       });
   ExecSpace().fence();
 }
 

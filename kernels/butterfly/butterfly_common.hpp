@@ -1,7 +1,7 @@
 // Shared pieces of the butterfly-patterned partial-sums sampler (Steele & Tristan, "Using
-// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017): accumulator types, mapping a uniform onto a row's total, and the
-// edge rules. Used by the host twins (kernels/host/butterfly_*.hpp), the portable batched draw
-// (kernels/butterfly/batched_categorical.hpp) and the CUDA kernels (kernels/cuda/butterfly.cu), so that
+// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017): accumulator types, mapping a
+// uniform onto a row's total, and the edge rules. Used by the host twins (kernels/host/butterfly_*.hpp), the portable
+// batched draw (kernels/butterfly/batched_categorical.hpp) and the CUDA kernels (kernels/cuda/butterfly.cu), so that
 // all of them turn a uniform into the same point u' bit for bit.
 //
 // The draw, for one row of K non-negative weights a_0..a_{K-1} with prefix sums p_j = a_0 + .. + a_j:
@@ -133,9 +133,7 @@ RSMC_HOST_DEVICE bool positive(u128 total) { return total != 0; }
 
 // The largest value of the type below x, for positive x (+inf gives the largest finite value).
 RSMC_HOST_DEVICE float below(float x) { return detail::float_from_bits(detail::float_bits(x) - 1u); }
-RSMC_HOST_DEVICE double below(double x) {
-  return exact::detail::double_from_bits(exact::detail::double_bits(x) - 1u);
-}
+RSMC_HOST_DEVICE double below(double x) { return exact::detail::double_from_bits(exact::detail::double_bits(x) - 1u); }
 RSMC_HOST_DEVICE std::uint64_t below(std::uint64_t x) { return x - 1; }
 RSMC_HOST_DEVICE u128 below(u128 x) { return x - 1; }
 

@@ -34,8 +34,8 @@ void alias_pack_chunked(const alias::PackShape<std::uint64_t>& shape, const alia
 
 // Device twin of host::alias_section_counts: out[s] = draws of section s (section_count_of(rows,
 // section_rows) entries).
-void alias_section_counts(std::uint64_t rows, std::uint64_t section_rows, std::uint64_t total_draws,
-                          std::uint64_t seed, std::uint32_t step, std::uint64_t* out);
+void alias_section_counts(std::uint64_t rows, std::uint64_t section_rows, std::uint64_t total_draws, std::uint64_t seed,
+                          std::uint32_t step, std::uint64_t* out);
 
 // Device twins of host::alias_sample_sectioned_counts (counts_per_item: n entries, overwritten) and
 // host::alias_sample_sectioned_draws (draws: total_draws entries, grouped by section).
@@ -43,9 +43,9 @@ void alias_sample_sectioned_counts(const alias::AliasRow<double>* rows, std::uin
                                    std::uint64_t total_draws, std::uint64_t seed, std::uint32_t step,
                                    std::uint64_t section_rows, std::uint64_t first_draw_id,
                                    std::uint64_t* counts_per_item);
-void alias_sample_sectioned_counts(const alias::AliasRow<std::uint64_t>* rows, std::uint64_t n,
-                                   alias::u128 capacity, std::uint64_t total_draws, std::uint64_t seed,
-                                   std::uint32_t step, std::uint64_t section_rows, std::uint64_t first_draw_id,
+void alias_sample_sectioned_counts(const alias::AliasRow<std::uint64_t>* rows, std::uint64_t n, alias::u128 capacity,
+                                   std::uint64_t total_draws, std::uint64_t seed, std::uint32_t step,
+                                   std::uint64_t section_rows, std::uint64_t first_draw_id,
                                    std::uint64_t* counts_per_item);
 void alias_sample_sectioned_draws(const alias::AliasRow<double>* rows, std::uint64_t n, double capacity,
                                   std::uint64_t total_draws, std::uint64_t seed, std::uint32_t step,

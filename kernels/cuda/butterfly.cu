@@ -54,7 +54,9 @@ unsigned multiprocessors() {
 }
 
 // ---- shuffles of every accumulator type (full mask) -----------------------------------------------
-__device__ __forceinline__ float shfl_xor(float v, unsigned m) { return __shfl_xor_sync(kFull, v, static_cast<int>(m)); }
+__device__ __forceinline__ float shfl_xor(float v, unsigned m) {
+  return __shfl_xor_sync(kFull, v, static_cast<int>(m));
+}
 __device__ __forceinline__ double shfl_xor(double v, unsigned m) {
   return __shfl_xor_sync(kFull, v, static_cast<int>(m));
 }
@@ -270,9 +272,8 @@ void categorical(const Weight* weights, std::size_t particles, std::size_t k, co
   if (warps > groups) warps = groups;
   const unsigned grid = blocks_for_warps(warps);
   DeviceBuffer workspace(std::size_t(grid) * kWarpsPerBlock * per_warp);
-  categorical_kernel<Weight, Acc><<<grid, kWarpsPerBlock * kWarp>>>(weights, particles, k, uniforms, from_stream, seed,
-                                                                      step, first_id, out,
-                                                                      static_cast<Acc*>(workspace.ptr));
+  categorical_kernel<Weight, Acc><<<grid, kWarpsPerBlock * kWarp>>>(
+      weights, particles, k, uniforms, from_stream, seed, step, first_id, out, static_cast<Acc*>(workspace.ptr));
   check(cudaGetLastError(), "butterfly_categorical launch");
   check(cudaDeviceSynchronize(), "butterfly_categorical");
 }
@@ -301,9 +302,9 @@ void inverse_cdf(const Weight* weights, std::size_t k, const double* uniforms, s
   check(cudaDeviceSynchronize(), "butterfly_inverse_cdf");
 }
 
-#define RSMC_BUTTERFLY_INSTANTIATE(W, A)                                                                           \
-  template void categorical<W, A>(const W*, std::size_t, std::size_t, const double*, bool, std::uint64_t,          \
-                                  std::uint32_t, std::uint64_t, std::uint32_t*);                                   \
+#define RSMC_BUTTERFLY_INSTANTIATE(W, A)                                                                  \
+  template void categorical<W, A>(const W*, std::size_t, std::size_t, const double*, bool, std::uint64_t, \
+                                  std::uint32_t, std::uint64_t, std::uint32_t*);                          \
   template void inverse_cdf<W, A>(const W*, std::size_t, const double*, std::size_t, std::uint32_t*);
 
 RSMC_BUTTERFLY_INSTANTIATE(float, float)

@@ -1,6 +1,6 @@
 // Native CUDA butterfly-patterned partial-sums sampler (Steele & Tristan, "Using butterfly-patterned
-// partial sums to draw from discrete distributions", PPoPP 2017): host-callable launchers, pointers are DEVICE pointers. This
-// header needs no CUDA headers, so host-compiled code can call them; the kernels live in butterfly.cu.
+// partial sums to draw from discrete distributions", PPoPP 2017): host-callable launchers, pointers are DEVICE
+// pointers. This header needs no CUDA headers, so host-compiled code can call them; the kernels live in butterfly.cu.
 //
 // Host twins with the same semantics and bits: kernels/host/butterfly_sampling.hpp (W = 32). Edge rules
 // (kernels/butterfly/butterfly_common.hpp): the result is the smallest j with u' < p_j for the point
@@ -38,8 +38,8 @@ struct supported
                                          std::is_same<Acc, butterfly::u128>::value))> {};
 
 template <class Weight, class Acc>
-void categorical(const Weight* weights, std::size_t particles, std::size_t k, const double* uniforms,
-                 bool from_stream, std::uint64_t seed, std::uint32_t step, std::uint64_t first_id, std::uint32_t* out);
+void categorical(const Weight* weights, std::size_t particles, std::size_t k, const double* uniforms, bool from_stream,
+                 std::uint64_t seed, std::uint32_t step, std::uint64_t first_id, std::uint32_t* out);
 
 template <class Weight, class Acc>
 void inverse_cdf(const Weight* weights, std::size_t k, const double* uniforms, std::size_t count, std::uint32_t* out);

@@ -46,7 +46,7 @@ void systematic_search(const double* cumulative, std::size_t n, std::size_t last
                        std::size_t first, std::size_t count, std::size_t total, std::uint64_t* ancestors) {
   if (count == 0) return;
   systematic_search_kernel<<<grid_for(count), kBlock>>>(cumulative, n, last_positive, uniform, first, count, total,
-                                                         ancestors);
+                                                        ancestors);
   check(cudaGetLastError(), "systematic_search launch");
   check(cudaDeviceSynchronize(), "systematic_search");
 }

@@ -46,8 +46,8 @@ void butterfly_categorical(const Weight* weights, std::size_t particles, std::si
   ButterflyWarpTable<Acc, W> table;
   const std::size_t groups = (particles + W - 1) / W;
   for (std::size_t g = 0; g < groups; ++g)
-    butterfly_categorical_group(table, weights, k, particles, k, g, [uniforms](std::size_t p) { return uniforms[p]; },
-                                out);
+    butterfly_categorical_group(
+        table, weights, k, particles, k, g, [uniforms](std::size_t p) { return uniforms[p]; }, out);
 }
 
 // As butterfly_categorical, with particle p's uniform the first uniform() of the stream

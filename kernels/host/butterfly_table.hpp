@@ -1,9 +1,9 @@
 // Host twin of the butterfly-patterned partial-sums warp algorithm (Steele & Tristan, "Using
-// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017, Algorithms 8-10). It simulates W lanes (W a power of two, 2..32)
-// in lockstep: every per-lane statement of the CUDA kernel (kernels/cuda/butterfly.cu) becomes a loop
-// over the lanes, and every shuffle reads the simulated lanes' values. With W = 32 it performs the
-// same operations in the same order as the device, so results agree bit for bit (floats included);
-// the CUDA tests check that. The edge rules are those of kernels/butterfly/butterfly_common.hpp.
+// butterfly-patterned partial sums to draw from discrete distributions", PPoPP 2017, Algorithms 8-10). It simulates W
+// lanes (W a power of two, 2..32) in lockstep: every per-lane statement of the CUDA kernel (kernels/cuda/butterfly.cu)
+// becomes a loop over the lanes, and every shuffle reads the simulated lanes' values. With W = 32 it performs the same
+// operations in the same order as the device, so results agree bit for bit (floats included); the CUDA tests check
+// that. The edge rules are those of kernels/butterfly/butterfly_common.hpp.
 //
 // The table. Lane r has its own distribution a_r[0..K-1] and its own column p'_r[0..K-1] of the
 // table; the column is stored lane-interleaved, cell(index, lane) = cells()[index * W + lane], as

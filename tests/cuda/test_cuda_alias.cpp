@@ -24,137 +24,151 @@ namespace {
 
 using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-
 template <class Weight>
 bool same_rows(const std::vector<alias::AliasRow<Weight>>& a, const std::vector<alias::AliasRow<Weight>>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!(a[i].threshold() == b[i].threshold()) || a[i].alias() != b[i].alias()) return false;
-    return true;
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i].threshold() == b[i].threshold()) || a[i].alias() != b[i].alias()) return false;
+  return true;
 }
 
 std::vector<double> double_weights(int shape, std::uint64_t n, std::mt19937_64& gen) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<double> w(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-        switch (shape) {
-            case 0: w[i] = unit(gen); break;                                         // uniform
-            case 1: w[i] = 1.0 / static_cast<double>(1 + gen() % n); break;          // power law, shuffled
-            case 2: w[i] = i == n / 2 ? 1e6 * static_cast<double>(n) : 1.0; break;  // one heavy
-            default: w[i] = i % 3 == 1 ? 0.0 : unit(gen); break;                     // zeros mixed in
-        }
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> w(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    switch (shape) {
+      case 0:
+        w[i] = unit(gen);
+        break;  // uniform
+      case 1:
+        w[i] = 1.0 / static_cast<double>(1 + gen() % n);
+        break;  // power law, shuffled
+      case 2:
+        w[i] = i == n / 2 ? 1e6 * static_cast<double>(n) : 1.0;
+        break;  // one heavy
+      default:
+        w[i] = i % 3 == 1 ? 0.0 : unit(gen);
+        break;  // zeros mixed in
     }
-    if (w[0] == 0.0) w[0] = 1.0;
-    return w;
+  }
+  if (w[0] == 0.0) w[0] = 1.0;
+  return w;
 }
 
 std::vector<std::uint64_t> integer_weights(int shape, std::uint64_t n, std::mt19937_64& gen) {
-    std::vector<std::uint64_t> w(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-        switch (shape) {
-            case 0: w[i] = gen(); break;
-            case 1: w[i] = (std::uint64_t{1} << 62) / (1 + gen() % n); break;
-            case 2: w[i] = i == n / 2 ? ~std::uint64_t{0} : 1; break;
-            default: w[i] = i % 3 == 1 ? 0 : gen() >> (gen() % 64); break;
-        }
+  std::vector<std::uint64_t> w(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    switch (shape) {
+      case 0:
+        w[i] = gen();
+        break;
+      case 1:
+        w[i] = (std::uint64_t{1} << 62) / (1 + gen() % n);
+        break;
+      case 2:
+        w[i] = i == n / 2 ? ~std::uint64_t{0} : 1;
+        break;
+      default:
+        w[i] = i % 3 == 1 ? 0 : gen() >> (gen() % 64);
+        break;
     }
-    if (w[0] == 0) w[0] = 1;
-    return w;
+  }
+  if (w[0] == 0) w[0] = 1;
+  return w;
 }
 
 template <class Weight>
 void check_pack(const std::vector<Weight>& w, std::uint64_t section_items, const std::string& name) {
-    const std::uint64_t n = w.size();
-    const auto split = host::alias_split(w.data(), n, section_items);
-    std::vector<alias::AliasRow<Weight>> expected(n);
-    host::alias_pack(split, expected.data());
-    DeviceArray<alias::LightItem<Weight>> dl(split.lights.size());
-    DeviceArray<alias::HeavyItem<Weight>> dh(split.heavies.size());
-    DeviceArray<std::uint64_t> ds(split.split_lights.size());
-    DeviceArray<alias::AliasRow<Weight>> dr(n);
-    dl.upload(split.lights);
-    dh.upload(split.heavies);
-    ds.upload(split.split_lights);
-    cu::alias_pack_chunked(split.shape, dl.ptr, dh.ptr, ds.ptr, split.sections, dr.ptr);
-    expect(same_rows(dr.download(), expected), "chunked pack equals host::alias_pack: " + name);
+  const std::uint64_t n = w.size();
+  const auto split = host::alias_split(w.data(), n, section_items);
+  std::vector<alias::AliasRow<Weight>> expected(n);
+  host::alias_pack(split, expected.data());
+  DeviceArray<alias::LightItem<Weight>> dl(split.lights.size());
+  DeviceArray<alias::HeavyItem<Weight>> dh(split.heavies.size());
+  DeviceArray<std::uint64_t> ds(split.split_lights.size());
+  DeviceArray<alias::AliasRow<Weight>> dr(n);
+  dl.upload(split.lights);
+  dh.upload(split.heavies);
+  ds.upload(split.split_lights);
+  cu::alias_pack_chunked(split.shape, dl.ptr, dh.ptr, ds.ptr, split.sections, dr.ptr);
+  expect(same_rows(dr.download(), expected), "chunked pack equals host::alias_pack: " + name);
 }
 
 template <class Weight>
 void check_sampling(const std::vector<Weight>& w, std::uint64_t draws, std::uint64_t section_rows,
                     const std::string& name) {
-    const std::uint64_t n = w.size();
-    const auto split = host::alias_split(w.data(), n, 256);
-    std::vector<alias::AliasRow<Weight>> rows(n);
-    host::alias_pack(split, rows.data());
-    const auto cap = split.totals.capacity;
-    const std::uint64_t seed = 4242, first_id = 1000;
-    const std::uint32_t step = 17;
+  const std::uint64_t n = w.size();
+  const auto split = host::alias_split(w.data(), n, 256);
+  std::vector<alias::AliasRow<Weight>> rows(n);
+  host::alias_pack(split, rows.data());
+  const auto cap = split.totals.capacity;
+  const std::uint64_t seed = 4242, first_id = 1000;
+  const std::uint32_t step = 17;
 
-    const std::uint64_t S = alias::section_count_of(n, section_rows);
-    std::vector<std::uint64_t> sections(S);
-    host::alias_section_counts(n, section_rows, draws, seed, step, sections.data());
-    DeviceArray<std::uint64_t> dsec(S);
-    cu::alias_section_counts(n, section_rows, draws, seed, step, dsec.ptr);
-    expect(dsec.download() == sections, "section counts equal the host twin: " + name);
+  const std::uint64_t S = alias::section_count_of(n, section_rows);
+  std::vector<std::uint64_t> sections(S);
+  host::alias_section_counts(n, section_rows, draws, seed, step, sections.data());
+  DeviceArray<std::uint64_t> dsec(S);
+  cu::alias_section_counts(n, section_rows, draws, seed, step, dsec.ptr);
+  expect(dsec.download() == sections, "section counts equal the host twin: " + name);
 
-    DeviceArray<alias::AliasRow<Weight>> dr(n);
-    dr.upload(rows);
-    std::vector<std::uint64_t> counts(n), out(draws);
-    host::alias_sample_sectioned_counts<Weight>(rows.data(), n, cap, draws, seed, step, section_rows, first_id,
-                                                counts.data());
-    host::alias_sample_sectioned_draws<Weight>(rows.data(), n, cap, draws, seed, step, section_rows, first_id,
-                                               out.data());
-    DeviceArray<std::uint64_t> dc(n), dd(draws);
-    cu::alias_sample_sectioned_counts(dr.ptr, n, cap, draws, seed, step, section_rows, first_id, dc.ptr);
-    cu::alias_sample_sectioned_draws(dr.ptr, n, cap, draws, seed, step, section_rows, first_id, dd.ptr);
-    expect(dc.download() == counts, "sectioned counts equal the host twin: " + name);
-    expect(dd.download() == out, "sectioned draws equal the host twin: " + name);
+  DeviceArray<alias::AliasRow<Weight>> dr(n);
+  dr.upload(rows);
+  std::vector<std::uint64_t> counts(n), out(draws);
+  host::alias_sample_sectioned_counts<Weight>(rows.data(), n, cap, draws, seed, step, section_rows, first_id,
+                                              counts.data());
+  host::alias_sample_sectioned_draws<Weight>(rows.data(), n, cap, draws, seed, step, section_rows, first_id,
+                                             out.data());
+  DeviceArray<std::uint64_t> dc(n), dd(draws);
+  cu::alias_sample_sectioned_counts(dr.ptr, n, cap, draws, seed, step, section_rows, first_id, dc.ptr);
+  cu::alias_sample_sectioned_draws(dr.ptr, n, cap, draws, seed, step, section_rows, first_id, dd.ptr);
+  expect(dc.download() == counts, "sectioned counts equal the host twin: " + name);
+  expect(dd.download() == out, "sectioned draws equal the host twin: " + name);
 }
 
 }  // namespace
 
 int main() {
-    std::string why;
-    const int devices = cu::device_count(&why);
-    if (devices == 0) {
-        std::printf("SKIPPED: no usable CUDA device (%s); the CUDA alias kernels were built but not run\n",
-                    why.c_str());
-        return 77;
-    }
+  std::string why;
+  const int devices = cu::device_count(&why);
+  if (devices == 0) {
+    std::printf("SKIPPED: no usable CUDA device (%s); the CUDA alias kernels were built but not run\n", why.c_str());
+    return 77;
+  }
 
-    std::mt19937_64 gen(20260301);
-    const char* shapes[] = {"uniform", "power law", "one heavy", "zeros mixed"};
-    for (int shape = 0; shape < 4; ++shape) {
-        for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(3), std::uint64_t(1000), std::uint64_t(100007),
-                                std::uint64_t(1) << 21}) {
-            const auto wd = double_weights(shape, n, gen);
-            const auto wi = integer_weights(shape, n, gen);
-            for (std::uint64_t section_items : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(256),
-                                                std::uint64_t(5000)}) {
-                if (n > 100007 && section_items < 7) continue;
-                const std::string name = std::string(shapes[shape]) + ", n = " + std::to_string(n) +
-                                         ", section items = " + std::to_string(section_items);
-                check_pack(wd, section_items, "double, " + name);
-                check_pack(wi, section_items, "integer, " + name);
-            }
-        }
+  std::mt19937_64 gen(20260301);
+  const char* shapes[] = {"uniform", "power law", "one heavy", "zeros mixed"};
+  for (int shape = 0; shape < 4; ++shape) {
+    for (std::uint64_t n :
+         {std::uint64_t(1), std::uint64_t(3), std::uint64_t(1000), std::uint64_t(100007), std::uint64_t(1) << 21}) {
+      const auto wd = double_weights(shape, n, gen);
+      const auto wi = integer_weights(shape, n, gen);
+      for (std::uint64_t section_items :
+           {std::uint64_t(1), std::uint64_t(7), std::uint64_t(256), std::uint64_t(5000)}) {
+        if (n > 100007 && section_items < 7) continue;
+        const std::string name = std::string(shapes[shape]) + ", n = " + std::to_string(n) +
+                                 ", section items = " + std::to_string(section_items);
+        check_pack(wd, section_items, "double, " + name);
+        check_pack(wi, section_items, "integer, " + name);
+      }
     }
-    for (int shape = 0; shape < 4; ++shape) {
-        for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(100007)}) {
-            const auto wd = double_weights(shape, n, gen);
-            const auto wi = integer_weights(shape, n, gen);
-            // 1024 double rows are staged in shared memory; 8192 are not (read from global memory).
-            for (std::uint64_t section_rows : {std::uint64_t(1), std::uint64_t(128), std::uint64_t(1024),
-                                               std::uint64_t(8192)}) {
-                const std::string name = std::string(shapes[shape]) + ", n = " + std::to_string(n) +
-                                         ", section rows = " + std::to_string(section_rows);
-                check_sampling(wd, 300000, section_rows, "double, " + name);
-                check_sampling(wi, 300000, section_rows, "integer, " + name);
-            }
-        }
+  }
+  for (int shape = 0; shape < 4; ++shape) {
+    for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(100007)}) {
+      const auto wd = double_weights(shape, n, gen);
+      const auto wi = integer_weights(shape, n, gen);
+      // 1024 double rows are staged in shared memory; 8192 are not (read from global memory).
+      for (std::uint64_t section_rows :
+           {std::uint64_t(1), std::uint64_t(128), std::uint64_t(1024), std::uint64_t(8192)}) {
+        const std::string name = std::string(shapes[shape]) + ", n = " + std::to_string(n) +
+                                 ", section rows = " + std::to_string(section_rows);
+        check_sampling(wd, 300000, section_rows, "double, " + name);
+        check_sampling(wi, 300000, section_rows, "integer, " + name);
+      }
     }
+  }
 
-    std::printf("%s: %d failure(s) in %d checks on %d device(s)\n", failures ? "FAILED" : "passed", failures, checks,
-                devices);
-    return failures ? 1 : 0;
+  std::printf("%s: %d failure(s) in %d checks on %d device(s)\n", failures ? "FAILED" : "passed", failures, checks,
+              devices);
+  return failures ? 1 : 0;
 }

@@ -35,7 +35,6 @@ namespace {
 
 using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-
 // K integer weights summing to exactly `total`, about 15% zeros, the positions in [zero_from, zero_to)
 // forced to zero (their mass moves to the next free position, or the previous one).
 std::vector<uint64_t> integer_row(std::mt19937_64& gen, size_t k, uint64_t total, size_t zero_from, size_t zero_to) {
@@ -139,7 +138,8 @@ void check_categorical(const std::vector<Weight>& w, size_t particles, size_t k,
 }
 
 template <class Weight, class Acc>
-void check_inverse_cdf(const std::vector<Weight>& w, const std::vector<double>& u, bool exact, const std::string& what) {
+void check_inverse_cdf(const std::vector<Weight>& w, const std::vector<double>& u, bool exact,
+                       const std::string& what) {
   const size_t k = w.size();
   std::vector<uint32_t> twin(u.size());
   host::butterfly_inverse_cdf<Weight, Acc>(w.data(), k, u.data(), u.size(), twin.data());
@@ -186,8 +186,9 @@ void run_pair(uint64_t seed) {
         }
         u[p] = static_cast<double>(c) * scale;
       }
-      check_categorical<Weight, Acc>(w, particles, k, u, true,
-                                     "exact rows, K = " + std::to_string(k) + ", particles = " + std::to_string(particles));
+      check_categorical<Weight, Acc>(
+          w, particles, k, u, true,
+          "exact rows, K = " + std::to_string(k) + ", particles = " + std::to_string(particles));
     }
     // The inverse-CDF table of one exact row, every u' = c of the grid.
     const auto row = integer_row(gen, k, uint64_t(1) << t, k % 32, k % 32 + 2);

@@ -20,7 +20,6 @@ namespace {
 
 using namespace rsmc::cuda_test;  // expect, failures, checks, DeviceArray
 
-
 void check_systematic(const std::vector<double>& weights, double uniform, const std::string& name) {
   const std::size_t n = weights.size();
   std::vector<double> cumulative(n);

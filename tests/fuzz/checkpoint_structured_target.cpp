@@ -24,12 +24,18 @@
 namespace rsmc::fuzz {
 namespace {
 
-constexpr const char* kAttributes[] = {"format_version", "rng_version", "step", "particles",
-                                       "state_dim", "log_total_weight", "particle_checksum", "progress_checksum",
-                                       "model", "parameters", "identity", "configuration"};
-constexpr const char* kDatasets[] = {"particles/state", "particles/log_weight", "particles/id",
-                                     "progress/ess", "progress/log_likelihood_increment", "progress/filtered_mean",
-                                     "progress/filtered_variance", "progress/resampled", "progress/particles_moved",
+constexpr const char* kAttributes[] = {
+    "format_version",    "rng_version",       "step",  "particles",  "state_dim", "log_total_weight",
+    "particle_checksum", "progress_checksum", "model", "parameters", "identity",  "configuration"};
+constexpr const char* kDatasets[] = {"particles/state",
+                                     "particles/log_weight",
+                                     "particles/id",
+                                     "progress/ess",
+                                     "progress/log_likelihood_increment",
+                                     "progress/filtered_mean",
+                                     "progress/filtered_variance",
+                                     "progress/resampled",
+                                     "progress/particles_moved",
                                      "progress/log_likelihood_exact"};
 template <class T, std::size_t N>
 const T& pick(ByteReader& in, const T (&options)[N]) {
@@ -38,8 +44,8 @@ const T& pick(ByteReader& in, const T (&options)[N]) {
 
 // Integers that sit on the readers' limits.
 std::int64_t edge_integer(ByteReader& in) {
-  constexpr std::int64_t kEdges[] = {0, 1, 2, -1, 7, 1LL << 31, (1LL << 31) - 1, 1LL << 40, 1LL << 62,
-                                     INT64_MIN, INT64_MAX};
+  constexpr std::int64_t kEdges[] = {0,         1,         2,         -1,       7, 1LL << 31, (1LL << 31) - 1,
+                                     1LL << 40, 1LL << 62, INT64_MIN, INT64_MAX};
   return in.below(2) ? pick(in, kEdges) : static_cast<std::int64_t>(in.u64());
 }
 
@@ -110,7 +116,8 @@ void rewrite_dataset(hid_t file, const char* name, ByteReader& in) {
   const int rank = static_cast<int>(in.below(4));
   hsize_t dims[3] = {in.below(6), in.below(6), in.below(6)};
   const hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, nullptr);
-  static const hid_t* const kTypes[] = {&H5T_NATIVE_DOUBLE_g, &H5T_NATIVE_INT8_g, &H5T_NATIVE_UINT64_g, &H5T_NATIVE_INT64_g};
+  static const hid_t* const kTypes[] = {&H5T_NATIVE_DOUBLE_g, &H5T_NATIVE_INT8_g, &H5T_NATIVE_UINT64_g,
+                                        &H5T_NATIVE_INT64_g};
   const hid_t type = *pick(in, kTypes);
   // Sometimes never written: the dataset then has a shape but no storage.
   const hid_t dset = H5Dcreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -129,10 +136,18 @@ void damage(const std::string& path, ByteReader& in) {
   if (file < 0) return;
   for (unsigned n = in.below(4); n > 0; --n) {
     switch (in.below(4)) {
-      case 0: rewrite_attribute(file, pick(in, kAttributes), in); break;
-      case 1: H5Adelete(file, pick(in, kAttributes)); break;
-      case 2: rewrite_dataset(file, pick(in, kDatasets), in); break;
-      default: H5Ldelete(file, pick(in, kDatasets), H5P_DEFAULT); break;
+      case 0:
+        rewrite_attribute(file, pick(in, kAttributes), in);
+        break;
+      case 1:
+        H5Adelete(file, pick(in, kAttributes));
+        break;
+      case 2:
+        rewrite_dataset(file, pick(in, kDatasets), in);
+        break;
+      default:
+        H5Ldelete(file, pick(in, kDatasets), H5P_DEFAULT);
+        break;
     }
   }
   H5Fclose(file);

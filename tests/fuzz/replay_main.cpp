@@ -82,8 +82,10 @@ int main(int argc, char** argv) {
       failed += passed ? 0 : 1;
     }
     std::printf("rsmc_fuzz_replay %s: %zu inputs, %d failed\n", argv[1], files.size(), failed);
-    if (!paths_ok || files.empty()) status = 2;
-    else if (failed > 0) status = 1;
+    if (!paths_ok || files.empty())
+      status = 2;
+    else if (failed > 0)
+      status = 1;
   }
   return status;  // MPI and Kokkos are finalised at exit
 }

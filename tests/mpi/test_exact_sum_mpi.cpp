@@ -18,10 +18,10 @@
 #include <stdexcept>
 #include <vector>
 
-using rsmc::exact::BinnedSum;
-using rsmc::exact::ExactSum;
 using rsmc::exact::allreduce_binned;
 using rsmc::exact::allreduce_exact;
+using rsmc::exact::BinnedSum;
+using rsmc::exact::ExactSum;
 
 namespace {
 
@@ -121,9 +121,7 @@ const Serial& serial() {
   return s;
 }
 
-bool same_bytes(const ExactSum& a, const ExactSum& b) {
-  return std::memcmp(&a, &b, sizeof(ExactSum)) == 0;
-}
+bool same_bytes(const ExactSum& a, const ExactSum& b) { return std::memcmp(&a, &b, sizeof(ExactSum)) == 0; }
 
 // True on every rank iff ok is true on every rank of comm.
 bool all_ranks(bool ok, MPI_Comm comm) {

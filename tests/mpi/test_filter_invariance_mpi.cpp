@@ -104,10 +104,10 @@ int check_all_sizes(std::uint64_t particles, double ess_threshold, int steps, do
 }  // namespace
 
 TEST_CASE("filter results and particles are bitwise identical on 1..p ranks", "[mpi][reproducibility]") {
-  check_all_sizes(1000, 0.5, 30);   // adaptive resampling
-  check_all_sizes(1001, 1.0, 20);   // every step, N not divisible by most p
-  check_all_sizes(5, 1.0, 10);      // N = p at p = 5
-  check_all_sizes(7, 0.9, 10);      // tiny N
+  check_all_sizes(1000, 0.5, 30);  // adaptive resampling
+  check_all_sizes(1001, 1.0, 20);  // every step, N not divisible by most p
+  check_all_sizes(5, 1.0, 10);     // N = p at p = 5
+  check_all_sizes(7, 0.9, 10);     // tiny N
 }
 
 TEST_CASE("filter results and particles do not depend on the layout (tolerance, capacities)",

@@ -47,8 +47,7 @@ std::vector<double> gather(MPI_Comm comm, const Filter& filter, const std::vecto
 // Runs `model` on the first k ranks of MPI_COMM_WORLD (the others wait); with `label`, every
 // particle starts with its global id as its state. Collective over MPI_COMM_WORLD.
 template <class Model>
-Outcome run_on_first(int k, const Model& model, const FilterOptions& options, const rsmc::Observations& y,
-                     bool label) {
+Outcome run_on_first(int k, const Model& model, const FilterOptions& options, const rsmc::Observations& y, bool label) {
   MPI_Comm sub = rsmc::test::first_ranks(k);
   Outcome out;
   if (sub == MPI_COMM_NULL) return out;
@@ -107,8 +106,7 @@ TEST_CASE("NaN / +inf log-likelihood, error mode: the same message on every rank
   const auto y = rsmc::test::observations_of({0.0, 0.0, 0.0, 0.0});
   const auto options = hazard_options(300, 0.5, InvalidLikelihood::error);
   const Outcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);
-  if (is_root())
-    CHECK(one.error.find("at step 2 for global particle id 151 (3 particles in all") != std::string::npos);
+  if (is_root()) CHECK(one.error.find("at step 2 for global particle id 151 (3 particles in all") != std::string::npos);
   for (int k = 2; k <= world_size(); ++k) {
     const Outcome other = run_on_first(k, rsmc::test::three_invalid_at_step_2(), options, y, true);
     if (is_root()) {
@@ -118,8 +116,7 @@ TEST_CASE("NaN / +inf log-likelihood, error mode: the same message on every rank
   }
 }
 
-TEST_CASE("NaN / +inf log-likelihood, zero-weight mode: counts and results identical on 1..p ranks",
-          "[mpi][hazards]") {
+TEST_CASE("NaN / +inf log-likelihood, zero-weight mode: counts and results identical on 1..p ranks", "[mpi][hazards]") {
   const auto y = rsmc::test::observations_of({0.0, 0.0, 0.0, 0.0, 0.0});
   const auto options = hazard_options(300, 0.98, InvalidLikelihood::zero_weight);  // resamples after step 2 only
   const Outcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);

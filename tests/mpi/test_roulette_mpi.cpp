@@ -74,8 +74,8 @@ Outcome resample_on(int k, std::uint64_t n, const std::string& pattern, Scheme s
     displs[r] = static_cast<int>(dist.first(r) * d);
   }
   if (rank == 0) out.states.resize(n * d);
-  MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, out.states.data(), counts.data(),
-              displs.data(), MPI_DOUBLE, 0, sub);
+  MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, out.states.data(), counts.data(), displs.data(),
+              MPI_DOUBLE, 0, sub);
   MPI_Comm_free(&sub);
   return out;
 }

@@ -31,7 +31,8 @@ std::string shared_temporary_name(const char* tag) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   long pid = rank == 0 ? static_cast<long>(::getpid()) : 0;
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  return (std::filesystem::temp_directory_path() / ("rsmc_trace_" + std::string(tag) + "_" + std::to_string(pid) + ".h5"))
+  return (std::filesystem::temp_directory_path() /
+          ("rsmc_trace_" + std::string(tag) + "_" + std::to_string(pid) + ".h5"))
       .string();
 }
 

@@ -59,7 +59,7 @@ inline Selection select_evenly_spaced_wide(const SelectionInputs& in, bool strat
   s.offspring = end - s.first_id;
   if (s.offspring == 0) return s;
 
-  const exact::U256 step = exact::mul_wide(total, kTwo53);   // T 2^53: from sample j to j + 1
+  const exact::U256 step = exact::mul_wide(total, kTwo53);               // T 2^53: from sample j to j + 1
   exact::U256 base = exact::mul_wide(total, u128(s.first_id) * kTwo53);  // T j 2^53
   std::size_t i = 0;
   exact::U256 cumulative = exact::mul_wide(in.wheel.below + w[0], denominator);  // C_i N 2^53
@@ -67,7 +67,8 @@ inline Selection select_evenly_spaced_wide(const SelectionInputs& in, bool strat
     exact::U256 point = base;  // T (j 2^53 + u_j)
     add_to(point, exact::mul_wide(total, offset(j)));
     while (exact::compare(cumulative, point) <= 0) {
-      if (++i == w.size()) throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
+      if (++i == w.size())
+        throw Error("internal error: a resampling point fell outside this rank's slice of the wheel");
       add_to(cumulative, exact::mul_wide(w[i], denominator));
     }
     ++s.counts[i];

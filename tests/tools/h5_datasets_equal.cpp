@@ -180,8 +180,9 @@ void read_block(const Source& src, hid_t type, const std::vector<hsize_t>& dims,
     if (H5Sselect_hyperslab(src.space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
       throw Failure("cannot select rows of '" + name + "' in '" + src.path + "'");
   }
-  Hid mem(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
-          H5Sclose);
+  Hid mem(
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+      H5Sclose);
   if (!mem.valid()) throw Failure("out of HDF5 resources reading '" + name + "'");
   if (H5Dread(src.dset, type, mem.get(), dims.empty() ? H5S_ALL : src.space, H5P_DEFAULT, buffer) < 0)
     throw Failure("cannot read dataset '" + name + "' of '" + src.path + "' (damaged file?)");

@@ -95,7 +95,8 @@ TEST_CASE("BinnedSum: identical bits for any order, chunking and merge tree", "[
       std::size_t begin = 0;
       for (std::size_t p = 0; p < parts; ++p) {
         const std::size_t end = p + 1 == parts ? x.size() : begin + (x.size() - begin) / (parts - p);
-        std::vector<double> slice(x.begin() + static_cast<std::ptrdiff_t>(begin), x.begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<double> slice(x.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  x.begin() + static_cast<std::ptrdiff_t>(end));
         partial[p] = sum_in_chunks(slice, g);
         begin = end;
       }
@@ -256,7 +257,8 @@ TEST_CASE("one_pass_moments about a nearby reference matches the two-pass varian
       b1.add(w[i] * d);
       b2.add(w[i] * d * d);
     }
-    const auto m = rsmc::exact::one_pass_moments(k, b0.to_double_double(), b1.to_double_double(), b2.to_double_double());
+    const auto m =
+        rsmc::exact::one_pass_moments(k, b0.to_double_double(), b1.to_double_double(), b2.to_double_double());
     CHECK(std::fabs(m.mean - mean) <= 4.0 * std::fabs(mean) * 0x1p-52 + 1e-15);
     CHECK(std::fabs(m.variance - two_pass) <= 1e-13 * two_pass);
   }

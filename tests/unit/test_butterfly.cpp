@@ -142,13 +142,26 @@ std::vector<bool> zero_pattern(unsigned pattern, size_t k, unsigned w) {
     for (size_t j = from; j < to && j < k; ++j) z[j] = true;
   };
   switch (pattern % 7) {
-    case 0: break;
-    case 1: mark(rem >= 2 ? rem - 2 : 0, rem + 2); break;
-    case 2: mark(rem + w >= 2 ? rem + w - 2 : 0, rem + w + 2); break;
-    case 3: mark(0, std::max<size_t>(1, w / 2)); break;
-    case 4: mark(k > w / 2 + 1 ? k - w / 2 - 1 : 0, k); break;
-    case 5: mark(rem, rem + w); break;
-    case 6: mark(0, rem); break;
+    case 0:
+      break;
+    case 1:
+      mark(rem >= 2 ? rem - 2 : 0, rem + 2);
+      break;
+    case 2:
+      mark(rem + w >= 2 ? rem + w - 2 : 0, rem + w + 2);
+      break;
+    case 3:
+      mark(0, std::max<size_t>(1, w / 2));
+      break;
+    case 4:
+      mark(k > w / 2 + 1 ? k - w / 2 - 1 : 0, k);
+      break;
+    case 5:
+      mark(rem, rem + w);
+      break;
+    case 6:
+      mark(0, rem);
+      break;
   }
   return z;
 }
@@ -402,8 +415,7 @@ TEST_CASE("butterfly: scaled_point is floor(u * total), exact", "[butterfly]") {
     if (total128 > 0) {
       const u128 p = bf::scaled_point(u, total128);
       const auto prod = rsmc::exact::mul_wide(mant, total128);
-      if (!(rsmc::exact::compare(shifted(p, s), prod) <= 0 && rsmc::exact::compare(prod, shifted(p + 1, s)) < 0))
-        ++bad;
+      if (!(rsmc::exact::compare(shifted(p, s), prod) <= 0 && rsmc::exact::compare(prod, shifted(p + 1, s)) < 0)) ++bad;
       if (!(p < total128)) ++bad;
     }
     if (total64 > 0) {
@@ -499,8 +511,7 @@ TEST_CASE("butterfly launchers (host twins) and the portable batched draw", "[bu
       const auto u = stream_uniforms(802, static_cast<uint32_t>(k), particles);
       std::vector<uint32_t> got(particles), want(particles), stream_got(particles);
       std::vector<u128> scratch;
-      for (size_t p = 0; p < particles; ++p)
-        want[p] = host::sequential_categorical<u128>(&w[p * k], k, u[p], scratch);
+      for (size_t p = 0; p < particles; ++p) want[p] = host::sequential_categorical<u128>(&w[p * k], k, u[p], scratch);
       host::butterfly_categorical(w.data(), particles, k, u.data(), got.data());
       INFO("K = " << k << ", particles = " << particles);
       CHECK(got == want);

@@ -173,8 +173,8 @@ TEST_CASE("step series: one row per series, appended once per step", "[io][step_
   }
   // Only the moments have one value per state component.
   for (const StepSeries& series : kStepSeries)
-    CHECK(series.per_component == (std::string(series.name) == "filtered_mean" ||
-                                   std::string(series.name) == "filtered_variance"));
+    CHECK(series.per_component ==
+          (std::string(series.name) == "filtered_mean" || std::string(series.name) == "filtered_variance"));
   const int d = 3;
   FilterResult r;
   r.state_dim = d;
@@ -252,8 +252,8 @@ TEST_CASE("checkpoint: a changed byte anywhere is refused by the digest", "[io][
   const std::string bytes = read_bytes(path);
   const std::string damaged = dir.file("damaged.h5");
   // Bytes of the seal's digest and text, HDF5's superblock, metadata and raw data.
-  for (std::size_t at : {std::size_t{50}, std::size_t{100}, std::size_t{512}, std::size_t{600}, bytes.size() / 2,
-                         bytes.size() - 1}) {
+  for (std::size_t at :
+       {std::size_t{50}, std::size_t{100}, std::size_t{512}, std::size_t{600}, bytes.size() / 2, bytes.size() - 1}) {
     std::string copy = bytes;
     copy[at] = static_cast<char>(copy[at] ^ 0x04);
     write_bytes(damaged, copy);
@@ -276,8 +276,8 @@ TEST_CASE("checkpoint: a changed byte anywhere is refused by the digest", "[io][
 }
 
 TEST_CASE("checkpoint: the HDF5 crash findings and unsealed files never reach HDF5", "[io][checkpoint]") {
-  for (const char* name : {"h5aexists-heap-use-after-free.h5", "h5c-protect-4gib-allocation.h5",
-                           "h5fopen-garbage-allocation-size.h5"}) {
+  for (const char* name :
+       {"h5aexists-heap-use-after-free.h5", "h5c-protect-4gib-allocation.h5", "h5fopen-garbage-allocation-size.h5"}) {
     const std::string path = std::string(RSMC_SOURCE_DIR) + "/tests/fuzz/hdf5-findings/" + name;
     INFO(path);
     REQUIRE(fs::exists(path));

@@ -112,8 +112,8 @@ TEST_CASE("The uniforms are exact: m 2^-53, (m + 1) 2^-53 and (2 m' + 1) 2^-53",
   };
   check_pair(0, 0);
   check_pair(~0u, ~0u);
-  check_pair(0x7ff, 0);    // below the 53 bits: m = 0
-  check_pair(0x800, 0);    // m = 1
+  check_pair(0x7ff, 0);  // below the 53 bits: m = 0
+  check_pair(0x800, 0);  // m = 1
   check_pair(0, 0x80000000u);
   for (int i = 0; i < 100000; ++i) check_pair(g(), g());
   CHECK(unit_open_closed(~0u, ~0u) == 1.0);
@@ -136,7 +136,8 @@ TEST_CASE("CounterStream draws are the documented pure functions of the layout",
     CHECK(bits_of(s.normal()) == bits_of(p.second));
   }
   // uniforms and exponentials share the halves of the uniform blocks, in call order
-  const Block u0 = draw_block(key, step, id, DrawKind::uniforms, 0), u1 = draw_block(key, step, id, DrawKind::uniforms, 1);
+  const Block u0 = draw_block(key, step, id, DrawKind::uniforms, 0),
+              u1 = draw_block(key, step, id, DrawKind::uniforms, 1);
   CHECK(bits_of(s.uniform()) == bits_of(unit_open(u0.v[0], u0.v[1])));
   CHECK(bits_of(s.exponential()) == bits_of(exponential_of(u0.v[2], u0.v[3])));
   CHECK(bits_of(s.uniform()) == bits_of(unit_open(u1.v[0], u1.v[1])));
@@ -169,7 +170,8 @@ TEST_CASE("CounterStream's words and integer() are layout 1's (Stream) for the s
     CounterStream new_stream(8, Purpose::resample, 4, id);
     for (int i = 0; i < 37; ++i) REQUIRE(old_stream.next_u32() == new_stream.next_u32());
     for (int i = 0; i < 20; ++i) REQUIRE(old_stream.next_u64() == new_stream.next_u64());
-    for (std::uint64_t n : {1ull, 7ull, 1000ull, (1ull << 63) + 5}) REQUIRE(old_stream.integer(n) == new_stream.integer(n));
+    for (std::uint64_t n : {1ull, 7ull, 1000ull, (1ull << 63) + 5})
+      REQUIRE(old_stream.integer(n) == new_stream.integer(n));
   }
 }
 
@@ -196,8 +198,7 @@ TEST_CASE("generate_normals and pregenerated streams give CounterStream::normal(
   }
 }
 
-TEST_CASE("CounterStream normals are N(0, 1), both halves, and independent across halves and ids",
-          "[counter_stream]") {
+TEST_CASE("CounterStream normals are N(0, 1), both halves, and independent across halves and ids", "[counter_stream]") {
   std::vector<double> first(kN), second(kN), next_id(kN);
   for (std::size_t i = 0; i < kN; ++i) {
     CounterStream s(21, Purpose::propagate, 1, i);
@@ -215,7 +216,7 @@ TEST_CASE("CounterStream normals are N(0, 1), both halves, and independent acros
     mean /= kN;
     for (double v : *x) var += (v - mean) * (v - mean);
     var /= kN;
-    CHECK(std::fabs(mean) < 5.0 / root_n);                    // SE 1 / sqrt(n)
+    CHECK(std::fabs(mean) < 5.0 / root_n);                        // SE 1 / sqrt(n)
     CHECK(std::fabs(var - 1.0) < 5.0 * std::sqrt(2.0) / root_n);  // SE sqrt(2 / n)
   }
   // Correlations: SE 1 / sqrt(n) each.

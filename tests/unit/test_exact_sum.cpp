@@ -113,9 +113,20 @@ TEST_CASE("empty sum and zeros", "[exact]") {
 
 TEST_CASE("single values round-trip exactly", "[exact]") {
   std::mt19937_64 rng(1);
-  const double specials[] = {1.0,        -1.0,        0.1,        kMax,       -kMax,
-                             kMinNormal, -kMinNormal, kDenormMin, -kDenormMin, kMinNormal - kDenormMin,
-                             3 * kDenormMin, std::ldexp(1.0, 1023), 1e308, -1e-320};
+  const double specials[] = {1.0,
+                             -1.0,
+                             0.1,
+                             kMax,
+                             -kMax,
+                             kMinNormal,
+                             -kMinNormal,
+                             kDenormMin,
+                             -kDenormMin,
+                             kMinNormal - kDenormMin,
+                             3 * kDenormMin,
+                             std::ldexp(1.0, 1023),
+                             1e308,
+                             -1e-320};
   for (double x : specials) {
     ExactSum s{};
     s.add(x);
@@ -165,36 +176,34 @@ TEST_CASE("known exact cases", "[exact]") {
     CHECK(exact_of({0x1p-1021, kDenormMin, kDenormMin}) == 0x1.0000000000001p-1021);
   }
   SECTION("ties in the final rounding") {
-    CHECK(exact_of({1.0, 0x1p-53}) == 1.0);                          // tie -> even (down)
-    CHECK(exact_of({1.0, 0x1p-53, 0x1p-105}) == 1.0 + 0x1p-52);      // just above the tie -> up
-    CHECK(exact_of({1.0, 0x1p-53, -0x1p-105}) == 1.0);               // just below the tie
-    CHECK(exact_of({1.0, 0x1p-53, 0x1p-1074}) == 1.0 + 0x1p-52);     // sticky bit far below
-    CHECK(exact_of({1.0, 0x1p-52, 0x1p-53}) == 1.0 + 0x1p-51);       // tie, odd -> up to even
+    CHECK(exact_of({1.0, 0x1p-53}) == 1.0);                       // tie -> even (down)
+    CHECK(exact_of({1.0, 0x1p-53, 0x1p-105}) == 1.0 + 0x1p-52);   // just above the tie -> up
+    CHECK(exact_of({1.0, 0x1p-53, -0x1p-105}) == 1.0);            // just below the tie
+    CHECK(exact_of({1.0, 0x1p-53, 0x1p-1074}) == 1.0 + 0x1p-52);  // sticky bit far below
+    CHECK(exact_of({1.0, 0x1p-52, 0x1p-53}) == 1.0 + 0x1p-51);    // tie, odd -> up to even
     CHECK(exact_of({-1.0, -0x1p-53}) == -1.0);
     CHECK(exact_of({-1.0, -0x1p-53, -0x1p-105}) == -(1.0 + 0x1p-52));
-    CHECK(exact_of({0x1.fffffffffffffp0, 0x1p-52}) == 2.0);          // carry into the exponent
-    CHECK(exact_of({2.0, -0x1p-53}) == 2.0);                         // tie below a power of two
+    CHECK(exact_of({0x1.fffffffffffffp0, 0x1p-52}) == 2.0);  // carry into the exponent
+    CHECK(exact_of({2.0, -0x1p-53}) == 2.0);                 // tie below a power of two
     CHECK(exact_of({2.0, -0x1p-53, -0x1p-200}) == 0x1.fffffffffffffp0);
     CHECK(exact_of({0x1p60, 1.0, 1.0}) == 0x1p60);  // 2^60 + 2 is below half an ulp (256)
-    CHECK(exact_of({0x1p60, 0x1p7}) == 0x1p60);      // exact tie, even
+    CHECK(exact_of({0x1p60, 0x1p7}) == 0x1p60);     // exact tie, even
     CHECK(exact_of({0x1p60, 0x1p7, 1.0}) == 0x1.0000000000001p60);
   }
   SECTION("values computed independently (Python math.fsum, correctly rounded)") {
-    CHECK(exact_of({-0x1.1433a6aa79987p-70, -0x1.6f86c029a7245p+288, -0x1.778e7d340bbcdp+217,
-                    -0x1.a58ba4c73a942p+431, -0x1.971105e503a67p+745, 0x1.ec40a3193ca54p+83,
-                    0x1.1433a6aa79987p-70, 0x1.778e7d340bbcdp+217, 0x0.0000000000001p-1022,
-                    -0x0.0000000000003p-1022, 0x1.1ccf385ebc8a0p+1023,
+    CHECK(exact_of({-0x1.1433a6aa79987p-70, -0x1.6f86c029a7245p+288, -0x1.778e7d340bbcdp+217, -0x1.a58ba4c73a942p+431,
+                    -0x1.971105e503a67p+745, 0x1.ec40a3193ca54p+83, 0x1.1433a6aa79987p-70, 0x1.778e7d340bbcdp+217,
+                    0x0.0000000000001p-1022, -0x0.0000000000003p-1022, 0x1.1ccf385ebc8a0p+1023,
                     -0x1.1ccf25b46d3fcp+1023}) == 0x1.2aa4f4a400000p+1003);
-    CHECK(exact_of({0x1.8efeb198ba843p-70, -0x1.0ccc3acfc3d70p+81, -0x1.a325f89f86004p+13,
-                    0x1.e54922c56eac2p+27, 0x1.249604e41cb3cp-30, 0x1.0ebe58e8b8e95p+52,
-                    -0x1.22672b9acfc6bp+56, -0x1.1937cb15faa70p+4, -0x1.ec0d33289b221p-58,
-                    0x1.0282c1e442b41p-61, 0x1.287d7acc33b31p-34,
-                    -0x1.05f26d50bdea3p-30}) == -0x1.0ccc3b58817a0p+81);
+    CHECK(exact_of({0x1.8efeb198ba843p-70, -0x1.0ccc3acfc3d70p+81, -0x1.a325f89f86004p+13, 0x1.e54922c56eac2p+27,
+                    0x1.249604e41cb3cp-30, 0x1.0ebe58e8b8e95p+52, -0x1.22672b9acfc6bp+56, -0x1.1937cb15faa70p+4,
+                    -0x1.ec0d33289b221p-58, 0x1.0282c1e442b41p-61, 0x1.287d7acc33b31p-34, -0x1.05f26d50bdea3p-30}) ==
+          -0x1.0ccc3b58817a0p+81);
     CHECK(exact_of({0x0.f7ace06e0f458p-1022, -0x0.01b5500e266d0p-1022, -0x0.94820c555663fp-1022,
                     0x0.1978c495cfa4fp-1022, -0x0.e2b281b1bcf72p-1022, -0x0.60002bc90a6ecp-1022,
                     0x0.860a7f5cdb941p-1022, -0x0.0a4dece9fb6a8p-1022, 0x0.df8961eab5cd8p-1022,
-                    -0x0.bcb8a3764b52ep-1022, 0x1.0000000000000p-1022,
-                    -0x0.5555555555555p-1022}) == 0x0.817396b790028p-1022);
+                    -0x0.bcb8a3764b52ep-1022, 0x1.0000000000000p-1022, -0x0.5555555555555p-1022}) ==
+          0x0.817396b790028p-1022);
   }
 }
 
@@ -252,8 +261,7 @@ TEST_CASE("agreement with references on benign inputs", "[exact]") {
       std::int64_t ref = 0;
       const int bits = 1 + static_cast<int>(rng() % 52);
       for (double& x : xs) {
-        const std::int64_t k =
-            static_cast<std::int64_t>(rng() >> (64 - bits)) - (std::int64_t{1} << (bits - 1));
+        const std::int64_t k = static_cast<std::int64_t>(rng() >> (64 - bits)) - (std::int64_t{1} << (bits - 1));
         x = static_cast<double>(k);
         ref += k;
       }
@@ -419,9 +427,7 @@ namespace {
 // large entries (0x80000000, 0xffffffff, 0xfffff), the worst case for deferred carries.
 constexpr int kWorstPos = 32 * 20 + 31;
 
-double worst_case_double() {
-  return std::ldexp(static_cast<double>((std::uint64_t{1} << 53) - 1), kWorstPos - 1074);
-}
+double worst_case_double() { return std::ldexp(static_cast<double>((std::uint64_t{1} << 53) - 1), kWorstPos - 1074); }
 
 // Documented bound: pending <= kMaxPending and |limb| < (pending + 1) * 2^32 below the top limb.
 bool carry_invariant_holds(const ExactSum& s) {

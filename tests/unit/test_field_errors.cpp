@@ -38,8 +38,7 @@ bool mentions_a_flag(const std::string& text) { return text.find("--") != std::s
 
 }  // namespace
 
-TEST_CASE("a C++ caller with options.particles = 0 is told about the field particles, not a flag",
-          "[field_errors]") {
+TEST_CASE("a C++ caller with options.particles = 0 is told about the field particles, not a flag", "[field_errors]") {
   FilterOptions options;
   options.particles = 0;
   const FieldError e = field_error_of([&] { options.validate(); });

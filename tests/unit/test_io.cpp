@@ -35,8 +35,8 @@ class ScratchDir {
  public:
   ScratchDir() {
     static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("rsmc_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    path_ =
+        fs::temp_directory_path() / ("rsmc_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -85,8 +85,8 @@ void make_h5(const std::string& path, const char* name, std::vector<hsize_t> dim
              const void* data) {
   const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   REQUIRE(file >= 0);
-  const hid_t space = dims.empty() ? H5Screate(H5S_SCALAR)
-                                   : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  const hid_t space =
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   const hid_t dset = H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   REQUIRE(dset >= 0);
   if (data) REQUIRE(H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
@@ -120,8 +120,10 @@ FilterResult sample_result() {
 
 ResultAttributes sample_attributes() {
   ResultAttributes a;
-  a.text = {{"rsmc_version", "0.1.0"}, {"model", "linear_gaussian"},
-            {"configuration", "[filter]\nparticles = 10000\nseed = 42\n"}, {"parameters", "é ✓ unicode"}};
+  a.text = {{"rsmc_version", "0.1.0"},
+            {"model", "linear_gaussian"},
+            {"configuration", "[filter]\nparticles = 10000\nseed = 42\n"},
+            {"parameters", "é ✓ unicode"}};
   a.integers = {{"ranks", 4}, {"particles", 10000}, {"big", std::numeric_limits<std::int64_t>::min()}};
   a.reals = {{"seconds_propagate", 0.125}, {"tiny", std::numeric_limits<double>::denorm_min()}};
   return a;
@@ -144,8 +146,7 @@ void require_same(const FilterResult& a, const FilterResult& b) {
   REQUIRE(same_bits(a.true_state, b.true_state));
 }
 
-const char* const kTrafficDatasets[] = {"particles_moved", "bytes_moved", "messages", "max_partners",
-                                        "minimum_moves"};
+const char* const kTrafficDatasets[] = {"particles_moved", "bytes_moved", "messages", "max_partners", "minimum_moves"};
 
 // The file type of dataset `name` equals `expected`.
 bool dataset_type_is(const std::string& path, const std::string& name, hid_t expected) {
@@ -249,29 +250,37 @@ TEST_CASE("csv: errors name the file and the line", "[io][csv]") {
     const std::string missing = dir.file("absent.csv");
     REQUIRE_THROWS_WITH(read_observations_csv(missing), Contains(missing) && Contains("No such file"));
   }
-  SECTION("a directory") {
-    REQUIRE_THROWS_WITH(read_observations_csv(dir.file("")), Contains("directory"));
-  }
+  SECTION("a directory") { REQUIRE_THROWS_WITH(read_observations_csv(dir.file("")), Contains("directory")); }
   SECTION("empty file: no header") { fails_with("", "no header"); }
   SECTION("only comments: no header") { fails_with("# nothing\n\n# here\n", "no header"); }
   SECTION("numbers where the header should be") { fails_with("# c\n1.5,2\n3,4\n", "line 2: no header"); }
-  SECTION("empty header name") { fails_with("# c\n\ny1,,y3\n1,2,3\n", "line 3: header column 2 of 3 has an empty name"); }
-  SECTION("trailing comma in header") { fails_with("y1,y2,\n1,2,\n", "line 1: header column 3 of 3 has an empty name"); }
+  SECTION("empty header name") {
+    fails_with("# c\n\ny1,,y3\n1,2,3\n", "line 3: header column 2 of 3 has an empty name");
+  }
+  SECTION("trailing comma in header") {
+    fails_with("y1,y2,\n1,2,\n", "line 1: header column 3 of 3 has an empty name");
+  }
   SECTION("duplicate header name") { fails_with("a, b ,b\n1,2,3\n", "line 1: header names column 'b' twice"); }
   SECTION("too many fields") {
     fails_with("# c\ny1,y2\n1,2\n3,4\n5,6,7\n", "line 5: 3 fields, expected 2 (header has 2 columns)");
   }
-  SECTION("too few fields") { fails_with("y1,y2,y3\r\n1,2,3\r\n4,5\r\n", "line 3: 2 fields, expected 3 (header has 3 columns)"); }
+  SECTION("too few fields") {
+    fails_with("y1,y2,y3\r\n1,2,3\r\n4,5\r\n", "line 3: 2 fields, expected 3 (header has 3 columns)");
+  }
   SECTION("one column, two fields") { fails_with("y\n1\n2,3\n", "line 3: 2 fields, expected 1 (header has 1 column)"); }
   SECTION("not a number") { fails_with("y1,y2\n1,2\n3,abc\n", "line 3: column 'y2': 'abc' is not a finite number"); }
   SECTION("trailing garbage") { fails_with("y1,y2\n1.5x,2\n", "line 2: column 'y1': '1.5x' is not a finite number"); }
-  SECTION("two numbers in a field") { fails_with("y1,y2\n1 2,2\n", "line 2: column 'y1': '1 2' is not a finite number"); }
+  SECTION("two numbers in a field") {
+    fails_with("y1,y2\n1 2,2\n", "line 2: column 'y1': '1 2' is not a finite number");
+  }
   SECTION("inf") { fails_with("y1,y2\n1,2\ninf,2\n", "line 3: column 'y1': 'inf' is not a finite number"); }
   SECTION("-Infinity") { fails_with("y\n-Infinity\n", "line 2: column 'y': '-Infinity' is not a finite number"); }
   SECTION("overflow") { fails_with("y\n1e999\n", "line 2: column 'y': '1e999' is not a finite number"); }
   SECTION("NaN spelled otherwise") { fails_with("y\nNAN\n", "line 2: column 'y': 'NAN' is not a finite number"); }
   // std::strtod reads these; a data file holds decimal numbers only.
-  SECTION("hexadecimal float") { fails_with("y1,y2\n1,2\n3,0x1p3\n", "line 3: column 'y2': '0x1p3' is not a finite number"); }
+  SECTION("hexadecimal float") {
+    fails_with("y1,y2\n1,2\n3,0x1p3\n", "line 3: column 'y2': '0x1p3' is not a finite number");
+  }
   SECTION("hexadecimal integer") { fails_with("y\n0X10\n", "line 2: column 'y': '0X10' is not a finite number"); }
   SECTION("+inf") { fails_with("y\n+inf\n", "line 2: column 'y': '+inf' is not a finite number"); }
   SECTION("nan with a payload") { fails_with("y\nnan(1)\n", "line 2: column 'y': 'nan(1)' is not a finite number"); }
@@ -283,7 +292,8 @@ TEST_CASE("csv: errors name the file and the line", "[io][csv]") {
     fails_with("y\n1e+\n", "line 2: column 'y': '1e+' is not a finite number");
   }
   SECTION("partially missing row") {
-    fails_with("y1,y2,y3\n1,2,3\n\n4,NA,6\n", "line 4: 1 of 3 fields missing (column 'y2' missing, column 'y1' present)");
+    fails_with("y1,y2,y3\n1,2,3\n\n4,NA,6\n",
+               "line 4: 1 of 3 fields missing (column 'y2' missing, column 'y1' present)");
     fails_with("y1,y2\n,2\n", "line 2: 1 of 2 fields missing");
     fails_with("y1,y2\n1,2\nnan,2\n", "partially observed");
   }
@@ -298,11 +308,21 @@ TEST_CASE("csv: write then read round-trips bitwise", "[io][csv]") {
   Observations obs;
   obs.dim = 3;
   obs.steps = 5;
-  obs.values = {0.1,  1.0 / 3.0, -0.0,                                     //
-                kNaN, kNaN,      kNaN,                                     //
-                1e308, -1e-308,  std::numeric_limits<double>::denorm_min(),  //
-                std::nextafter(1.0, 2.0), -123456789.123456789, 2.5e-17,   //
-                kNaN, kNaN, kNaN};
+  obs.values = {0.1,
+                1.0 / 3.0,
+                -0.0,  //
+                kNaN,
+                kNaN,
+                kNaN,  //
+                1e308,
+                -1e-308,
+                std::numeric_limits<double>::denorm_min(),  //
+                std::nextafter(1.0, 2.0),
+                -123456789.123456789,
+                2.5e-17,  //
+                kNaN,
+                kNaN,
+                kNaN};
   const std::string path = dir.file("out.csv");
   write_observations_csv(path, obs, {"a", "b", "c"}, false);
   const Observations back = read_observations_csv(path);
@@ -401,8 +421,8 @@ TEST_CASE("hdf5 observations: errors", "[io][hdf5]") {
   SECTION("missing dataset lists the datasets found") {
     const double v[2] = {1, 2};
     make_h5(path, "obs", {2}, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v);
-    REQUIRE_THROWS_WITH(read_observations_hdf5(path), Contains(path) && Contains("no dataset 'observations'") &&
-                                                          Contains("'obs'"));
+    REQUIRE_THROWS_WITH(read_observations_hdf5(path),
+                        Contains(path) && Contains("no dataset 'observations'") && Contains("'obs'"));
   }
   SECTION("rank 3") {
     const std::vector<double> v(8, 1.0);
@@ -417,7 +437,8 @@ TEST_CASE("hdf5 observations: errors", "[io][hdf5]") {
   SECTION("integer type") {
     const int v[3] = {1, 2, 3};
     make_h5(path, "observations", {3}, H5T_STD_I32LE, H5T_NATIVE_INT, v);
-    REQUIRE_THROWS_WITH(read_observations_hdf5(path), Contains(path) && Contains("integer type; expected floating-point"));
+    REQUIRE_THROWS_WITH(read_observations_hdf5(path),
+                        Contains(path) && Contains("integer type; expected floating-point"));
   }
   SECTION("empty") {
     make_h5(path, "observations", {0, 2}, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nullptr);
@@ -653,7 +674,8 @@ TEST_CASE("atomic writes: refuse, overwrite, fail cleanly", "[io][atomic]") {
     CHECK(read_bytes(path) == original);
     CHECK(dir.entries() == std::vector<std::string>{"result.h5"});
     // Exceptions other than rsmc::Error become rsmc::Error naming the path.
-    REQUIRE_THROWS_AS(write_atomically(path, true, [](const std::string&) { throw std::runtime_error("boom"); }), Error);
+    REQUIRE_THROWS_AS(write_atomically(path, true, [](const std::string&) { throw std::runtime_error("boom"); }),
+                      Error);
     CHECK(read_bytes(path) == original);
   }
   SECTION("writing into a non-existent directory fails cleanly") {

@@ -193,7 +193,8 @@ TEST_CASE("load band: integer targets by capacity, and the band's rounding", "[p
   // Equal capacities: the block distribution exactly.
   for (std::uint64_t n : {5ull, 17ull, 1000ull, 10000000007ull})
     for (int p : {1, 2, 3, 5, 8})
-      for (const std::vector<double>& caps : {std::vector<double>{}, std::vector<double>(static_cast<std::size_t>(p), 2.5)}) {
+      for (const std::vector<double>& caps :
+           {std::vector<double>{}, std::vector<double>(static_cast<std::size_t>(p), 2.5)}) {
         if (n < static_cast<std::uint64_t>(p)) continue;
         const rsmc::LoadBand band(n, p, {0.0, caps});
         const rsmc::BlockDistribution dist(n, p);
@@ -228,7 +229,8 @@ TEST_CASE("load band: integer targets by capacity, and the band's rounding", "[p
       // ceil((1 - tau) t) and floor((1 + tau) t) with tau = ppm / 10^6, as exact fractions.
       const auto ceil_div = [](std::int64_t x, std::int64_t y) { return x >= 0 ? (x + y - 1) / y : -((-x) / y); };
       const auto tt = static_cast<std::int64_t>(t), pp = static_cast<std::int64_t>(ppm);
-      REQUIRE(band.lower(k) == static_cast<std::uint64_t>(std::max<std::int64_t>(1, ceil_div((1000000 - pp) * tt, 1000000))));
+      REQUIRE(band.lower(k) ==
+              static_cast<std::uint64_t>(std::max<std::int64_t>(1, ceil_div((1000000 - pp) * tt, 1000000))));
       REQUIRE(band.upper(k) == std::min(n, static_cast<std::uint64_t>((1000000 + pp) * tt / 1000000)));
     }
   }
@@ -255,8 +257,8 @@ TEST_CASE("load band: bad tolerance and capacities are refused with the option's
 }
 
 TEST_CASE("layout choice: moves equal the exhaustive minimum over the band (p <= 5, N <= 24)", "[resample]") {
-  const Tally exact = run_families(
-      [](const rsmc::LoadBand& band, const Counts& held) { return rsmc::choose_layout(band, held); }, 5);
+  const Tally exact =
+      run_families([](const rsmc::LoadBand& band, const Counts& held) { return rsmc::choose_layout(band, held); }, 5);
   INFO(exact.instances << " instances");
   REQUIRE(exact.instances > 1000000);
   CHECK(exact.outside_band == 0);
@@ -350,7 +352,8 @@ TEST_CASE("integer piecewise-affine functions: erosion and the other operations"
       const std::int64_t clamped = std::min(std::max(y, qa), qc);
       REQUIRE(g(y) == h(y - 3) + (clamped >= qb ? clamped - qb : qb - clamped));
     }
-    const std::int64_t lo = g.first() + static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(g.last() - g.first() + 1));
+    const std::int64_t lo =
+        g.first() + static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(g.last() - g.first() + 1));
     const std::int64_t hi = lo + static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(g.last() - lo + 1));
     const rsmc::IntegerPwl r = g.restricted(lo, hi);
     const std::int64_t prefer = lo + static_cast<std::int64_t>(gen() % 20) - 5;

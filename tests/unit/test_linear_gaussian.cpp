@@ -40,13 +40,13 @@ namespace {
 
 using rsmc::ConstStateView;
 using rsmc::Error;
-using rsmc::ObservationView;
 using rsmc::Observations;
+using rsmc::ObservationView;
 using rsmc::StateView;
+using rsmc::models::kalman_filter;
 using rsmc::models::KalmanResult;
 using rsmc::models::LinearGaussian;
 using rsmc::models::LinearGaussianParams;
-using rsmc::models::kalman_filter;
 using rsmc::rng::Purpose;
 using rsmc::rng::Stream;
 
@@ -158,9 +158,9 @@ double gaussian_log_density(const std::vector<double>& y, const std::vector<doub
 // The brute-force reference: unconditional moments of x_t, y_t stacked into one joint Gaussian.
 
 struct BruteForce {
-  double log_likelihood = 0.0;   // log p(observed components of y_1..T)
-  std::vector<double> mean;      // T x d: E[x_t | observed components of y_1..t]
-  std::vector<double> cov;       // T x d x d
+  double log_likelihood = 0.0;  // log p(observed components of y_1..T)
+  std::vector<double> mean;     // T x d: E[x_t | observed components of y_1..t]
+  std::vector<double> cov;      // T x d x d
 };
 
 BruteForce brute_force(const LinearGaussianParams& p, const Observations& obs) {
@@ -184,7 +184,10 @@ BruteForce brute_force(const LinearGaussianParams& p, const Observations& obs) {
   };
 
   // The observed (step, component) pairs in order.
-  struct Entry { int t, j; double y; };
+  struct Entry {
+    int t, j;
+    double y;
+  };
   std::vector<Entry> entries;
   for (int t = 1; t <= T; ++t)
     for (int j = 0; j < m; ++j) {
@@ -315,7 +318,8 @@ void compare_with_brute_force(const LinearGaussianParams& p, const Observations&
   double sum = 0.0;
   for (double inc : kf.log_likelihood_increment) sum += inc;
   require_close(kf.log_likelihood, sum, 1e-14, "sum of increments");
-  for (std::size_t k = 0; k < bf.mean.size(); ++k) require_close(kf.mean[k], bf.mean[k], 1e-9, "mean " + std::to_string(k));
+  for (std::size_t k = 0; k < bf.mean.size(); ++k)
+    require_close(kf.mean[k], bf.mean[k], 1e-9, "mean " + std::to_string(k));
   for (std::size_t k = 0; k < bf.cov.size(); ++k)
     require_close(kf.covariance[k], bf.cov[k], 1e-9, "covariance " + std::to_string(k));
 }
@@ -475,8 +479,8 @@ TEST_CASE("kalman_filter: local level model matches the closed form", "[linear_g
   two.values.resize(2);
   const double quad = (4.0 * y1 * y1 - 4.0 * y1 * y2 + 3.0 * y2 * y2) / 8.0;
   const double joint = -std::log(2.0 * kPi) - 0.5 * std::log(8.0) - 0.5 * quad;
-  require_close(kalman_filter(LinearGaussianParams::local_level(1.0, 1.0, 0.0, 1.0), two).log_likelihood, joint,
-                1e-14, "joint of y1, y2");
+  require_close(kalman_filter(LinearGaussianParams::local_level(1.0, 1.0, 0.0, 1.0), two).log_likelihood, joint, 1e-14,
+                "joint of y1, y2");
 }
 
 TEST_CASE("kalman_filter: local level with a missing step predicts only", "[linear_gaussian][kalman]") {
@@ -503,7 +507,9 @@ TEST_CASE("kalman_filter: multivariate models match the brute-force joint Gaussi
   SECTION("2-D, T = 5") { compare_with_brute_force(model_2d(), make_observations(5, 2)); }
   SECTION("d = 3, m = 2, T = 5") { compare_with_brute_force(model_3x2(), make_observations(5, 2)); }
   SECTION("d = 2, m = 3, T = 5") { compare_with_brute_force(model_2x3(), make_observations(5, 3)); }
-  SECTION("the demo model, T = 6") { compare_with_brute_force(LinearGaussianParams::default_2d(), make_observations(6, 2)); }
+  SECTION("the demo model, T = 6") {
+    compare_with_brute_force(LinearGaussianParams::default_2d(), make_observations(6, 2));
+  }
   SECTION("T = 0") {
     Observations empty;
     empty.dim = 2;
@@ -669,7 +675,8 @@ TEST_CASE("LinearGaussian: log_likelihood is the closed-form Gaussian density", 
   SECTION("m = 2 with a correlated R") {
     const LinearGaussianParams p = model_3x2();
     const LinearGaussian model(p);
-    const std::vector<std::vector<double>> xs = {{0.0, 0.0, 0.0}, {1.0, -2.0, 0.5}, {-3.0, 0.7, 2.2}, {10.0, 4.0, -6.0}};
+    const std::vector<std::vector<double>> xs = {
+        {0.0, 0.0, 0.0}, {1.0, -2.0, 0.5}, {-3.0, 0.7, 2.2}, {10.0, 4.0, -6.0}};
     const std::vector<std::vector<double>> ys = {{0.0, 0.0}, {0.3, -1.2}, {5.0, 2.5}, {-20.0, 7.0}};
     const int points = static_cast<int>(xs.size());
     std::vector<double> xflat(3 * points), yflat(2 * points);
@@ -688,7 +695,8 @@ TEST_CASE("LinearGaussian: log_likelihood is the closed-form Gaussian density", 
       const std::vector<double> mean = mat_vec(p.C, xs[k], 2, 3);
       const double r0 = ys[k][0] - mean[0], r1 = ys[k][1] - mean[1];
       const double quad = (p.R[3] * r0 * r0 - 2.0 * p.R[1] * r0 * r1 + p.R[0] * r1 * r1) / det;
-      require_close(got[k], -std::log(2.0 * kPi) - 0.5 * std::log(det) - 0.5 * quad, 1e-12, "point " + std::to_string(k));
+      require_close(got[k], -std::log(2.0 * kPi) - 0.5 * std::log(det) - 0.5 * quad, 1e-12,
+                    "point " + std::to_string(k));
     }
   }
   SECTION("m = 1") {

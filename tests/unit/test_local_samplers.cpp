@@ -61,16 +61,17 @@ std::vector<std::vector<Weight>> weight_cases(std::uint64_t seed) {
       return s.next_u64() >> s.integer(64);
   };
   std::vector<std::vector<Weight>> cases;
-  cases.push_back({Weight(5)});                                   // n = 1
-  cases.push_back(std::vector<Weight>(33, Weight(0)));            // one non-zero weight, n = 33
+  cases.push_back({Weight(5)});                         // n = 1
+  cases.push_back(std::vector<Weight>(33, Weight(0)));  // one non-zero weight, n = 33
   cases.back()[17] = big() | 1;
   for (std::size_t n : {std::size_t(31), std::size_t(32), std::size_t(64), std::size_t(100), std::size_t(1000)}) {
     std::vector<Weight> w(n);
     for (auto& x : w) x = s.integer(3) == 0 ? Weight(0) : big();
-    for (std::size_t k = 0; k < n / 4; ++k) w[k] = 0;                // a zero run at the start,
-    for (std::size_t k = n - n / 5; k < n; ++k) w[k] = 0;            // one at the end,
-    if (n >= 64) for (std::size_t k = 28; k < 40; ++k) w[k] = 0;     // and one across a 32-block edge
-    w[n / 2] |= 1;                                                   // some weight
+    for (std::size_t k = 0; k < n / 4; ++k) w[k] = 0;      // a zero run at the start,
+    for (std::size_t k = n - n / 5; k < n; ++k) w[k] = 0;  // one at the end,
+    if (n >= 64)
+      for (std::size_t k = 28; k < 40; ++k) w[k] = 0;  // and one across a 32-block edge
+    w[n / 2] |= 1;                                     // some weight
     cases.push_back(w);
   }
   std::vector<Weight> dupes(200, Weight(1) << 40);  // all equal
@@ -98,7 +99,11 @@ void check_exactness() {
     for (LocalSampler sampler : kInverseCdf) {
       std::vector<std::uint64_t> counts(w.size(), 0);
       rsmc::add_inverse_cdf_counts(
-          sampler, w, [&](auto&& emit) { for (u128 p : points) emit(p); }, counts);
+          sampler, w,
+          [&](auto&& emit) {
+            for (u128 p : points) emit(p);
+          },
+          counts);
       INFO(rsmc::local_sampler_name(sampler) << ", n = " << w.size() << ", weight bytes " << sizeof(Weight));
       CHECK(counts == expected);
     }
@@ -186,7 +191,8 @@ TEST_CASE("upper_bound_index_from equals upper_bound_index for every valid hint"
   }
 }
 
-TEST_CASE("select_offspring gives identical selections with search, forest and butterfly", "[resample][local_sampler]") {
+TEST_CASE("select_offspring gives identical selections with search, forest and butterfly",
+          "[resample][local_sampler]") {
   const auto w = test_weights(517);
   for (Scheme scheme : kSchemes) {
     // Residual needs scans over the ranks: one slice on MPI_COMM_SELF; the others on 1..5 slices.
@@ -224,7 +230,8 @@ TEST_CASE("every scheme and local sampler passes a chi-square test of its offspr
         const auto counts = select_all(scheme, sampler, parts, n, 500 + r, nullptr);
         for (std::size_t i = 0; i < n; ++i) observed[i] += static_cast<double>(counts[i]);
       }
-      for (std::size_t i = 0; i < n; ++i) expected[i] = reps * static_cast<double>(n) * static_cast<double>(w[i]) / total;
+      for (std::size_t i = 0; i < n; ++i)
+        expected[i] = reps * static_cast<double>(n) * static_cast<double>(w[i]) / total;
       CHECK(observed[5] == 0.0);  // zero weight, never selected
       const rsmc::test::ChiSquare chi = rsmc::test::chi_square(observed, expected);
       INFO(rsmc::scheme_name(scheme) << " / " << rsmc::local_sampler_name(sampler) << ": chi-square " << chi.statistic

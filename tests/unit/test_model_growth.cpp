@@ -88,8 +88,8 @@ TEST_CASE("NonlinearGrowth: the bootstrap filter tracks the simulated state", "[
   const auto tr = rsmc::test::tracking(sim, result, 1, 25);
   const std::vector<double> path(sim.states.begin() + 1, sim.states.end());
   const double path_var = var_of(path);
-  INFO("mse " << tr.mse << ", mean filter variance " << tr.mean_var << " (path variance " << path_var
-              << "), excess " << tr.excess << " +- " << tr.excess_se << ", NEES " << tr.nees << " +- " << tr.nees_se
+  INFO("mse " << tr.mse << ", mean filter variance " << tr.mean_var << " (path variance " << path_var << "), excess "
+              << tr.excess << " +- " << tr.excess_se << ", NEES " << tr.nees << " +- " << tr.nees_se
               << ", 2-sd coverage " << tr.coverage2 << ", " << tr.batches << " batches");
   CHECK(std::abs(tr.excess) < 4.0 * tr.excess_se);
   CHECK(std::abs(tr.nees - 1.0) < 4.0 * tr.nees_se);

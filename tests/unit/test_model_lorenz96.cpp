@@ -92,8 +92,7 @@ TEST_CASE("Lorenz96Params: defaults, describe and validation", "[models][lorenz9
   CHECK(validation_message(p) == "no error");
   Lorenz96Params q = p;
   q.d = 3;
-  CHECK(validation_message(q) ==
-        "lorenz96: d = 3; expected an integer d >= 4 (the tendency reads x_{j-2}..x_{j+1})");
+  CHECK(validation_message(q) == "lorenz96: d = 3; expected an integer d >= 4 (the tendency reads x_{j-2}..x_{j+1})");
   q = p;
   q.obs_every = 41;
   CHECK(validation_message(q) == "lorenz96: obs_every = 41; expected an integer 1 <= obs_every <= d = 40");

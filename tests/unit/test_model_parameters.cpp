@@ -131,9 +131,15 @@ TEST_CASE("declared parameters: each constraint's message names the model, the p
       {[](ExampleParams& q) { q.count = 11; }, "example: count = 11; expected an integer count <= 10 (ten at most)"},
       {[](ExampleParams& q) { q.shape = static_cast<Shape>(7); }, "example: shape = 7; expected 'round' or 'square'"},
       {[](ExampleParams& q) { q.n = 0; }, "example: n = 0; expected an integer n >= 1"},
-      {[](ExampleParams& q) { q.weights = {1.0, -1.0}; }, "example: weights[1] = -1; expected a finite number >= 0"},
+      {[](ExampleParams& q) {
+         q.weights = {1.0, -1.0};
+       },
+       "example: weights[1] = -1; expected a finite number >= 0"},
       {[](ExampleParams& q) { q.M[1] = NAN; }, "example: M[0][1] = nan; expected a finite number"},
-      {[](ExampleParams& q) { q.weights = {1.0, 2.0, 3.0}; }, "example: weights = [1, 2, 3]; expected n = 2 entries"},
+      {[](ExampleParams& q) {
+         q.weights = {1.0, 2.0, 3.0};
+       },
+       "example: weights = [1, 2, 3]; expected n = 2 entries"},
   };
   for (const Case& c : cases) {
     ExampleParams q;
@@ -158,12 +164,14 @@ TEST_CASE("declared parameters: get, set and admits by name, with the constraint
   CHECK(p.count == 4);
   CHECK(p.get("count") == 4.0);
   CHECK(error_of([&] { p.set("count", 4.5); }) == "example: count = 4.5; expected an integer 1 <= count <= 10");
-  CHECK(error_of([&] { p.set("count", 11.0); }) == "example: count = 11; expected an integer count <= 10 (ten at most)");
+  CHECK(error_of([&] { p.set("count", 11.0); }) ==
+        "example: count = 11; expected an integer count <= 10 (ten at most)");
   CHECK_FALSE(p.admits("count", 0.0));
   CHECK(p.count == 4);
   p.set("big", -3.0);
   CHECK(p.big == -3);
-  CHECK(error_of([&] { p.set("big", 1e300); }) == "example: big = 1e+300; expected an integer big <= 9223372036854775807");
+  CHECK(error_of([&] { p.set("big", 1e300); }) ==
+        "example: big = 1e+300; expected an integer big <= 9223372036854775807");
 
   CHECK(error_of([&] { p.set("weights", 1.0); }) ==
         "example: weights is not a real or integer parameter; get and set by name take real and integer parameters");
@@ -192,7 +200,7 @@ TEST_CASE("declared parameters: [parameters] of a run file override the defaults
   CHECK(p.rate == 2.0);  // an integer where a real is declared
   CHECK(p.count == 7);
   CHECK(p.shape == Shape::square);
-  CHECK(p.n == 3);  // M defines n
+  CHECK(p.n == 3);         // M defines n
   CHECK(p.share == 0.25);  // not given: the default
   CHECK(validation_message(p) == "no error");
 
@@ -211,11 +219,10 @@ TEST_CASE("declared parameters: [parameters] of a run file override the defaults
         "p.toml:2: parameters.d: expected an integer in [4, 2147483647], got an integer 5000000000");
 }
 
-TEMPLATE_TEST_CASE("declared parameters: a built-in struct reads back the defaults rsmc models prints",
-                   "[parameters]", rsmc::models::LinearGaussianParams, rsmc::models::LocalLevelParams,
+TEMPLATE_TEST_CASE("declared parameters: a built-in struct reads back the defaults rsmc models prints", "[parameters]",
+                   rsmc::models::LinearGaussianParams, rsmc::models::LocalLevelParams,
                    rsmc::models::StochasticVolatilityParams, rsmc::models::NonlinearGrowthParams,
-                   rsmc::models::Lorenz96Params, rsmc::models::SirEpidemicParams,
-                   rsmc::models::RegimeSwitchingParams) {
+                   rsmc::models::Lorenz96Params, rsmc::models::SirEpidemicParams, rsmc::models::RegimeSwitchingParams) {
   std::string toml = "[parameters]\n";
   std::vector<std::string> names;
   for (const rsmc::ParameterRow& row : rsmc::parameter_rows<TestType>()) {

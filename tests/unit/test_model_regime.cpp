@@ -158,9 +158,9 @@ TEST_CASE("RegimeSwitching: the bootstrap filter tracks x and the regime", "[mod
   const auto result = rsmc::test::run_filter(model, sim.observations, 10000, 14);
   const auto x = rsmc::test::tracking(sim, result, 1, 25, {RegimeSwitching::kX});
   const auto k = rsmc::test::tracking(sim, result, 1, 25, {RegimeSwitching::kRegime});
-  INFO("x: mse " << x.mse << ", mean filter variance " << x.mean_var << ", excess " << x.excess << " +- "
-                 << x.excess_se << ", NEES " << x.nees << " +- " << x.nees_se << "; regime: Brier " << k.mse
-                 << ", mean p(1 - p) " << k.mean_var << ", excess " << k.excess << " +- " << k.excess_se);
+  INFO("x: mse " << x.mse << ", mean filter variance " << x.mean_var << ", excess " << x.excess << " +- " << x.excess_se
+                 << ", NEES " << x.nees << " +- " << x.nees_se << "; regime: Brier " << k.mse << ", mean p(1 - p) "
+                 << k.mean_var << ", excess " << k.excess << " +- " << k.excess_se);
   CHECK(std::abs(x.excess) < 4.0 * x.excess_se);
   CHECK(std::abs(x.nees - 1.0) < 4.0 * x.nees_se);
   CHECK(x.mean_var < 0.25);

@@ -101,8 +101,7 @@ TEST_CASE("SirEpidemicParams: defaults, describe and validation", "[models][sir]
     rsmc::models::parse_count_observation("binomial");
     FAIL("no error");
   } catch (const rsmc::Error& e) {
-    CHECK(std::string(e.what()) ==
-          "sir_epidemic: observation = 'binomial'; expected 'poisson' or 'negative_binomial'");
+    CHECK(std::string(e.what()) == "sir_epidemic: observation = 'binomial'; expected 'poisson' or 'negative_binomial'");
   }
   CHECK(SirEpidemic::state_name(3) == "incidence");
 }

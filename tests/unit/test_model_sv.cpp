@@ -48,7 +48,8 @@ TEST_CASE("StochasticVolatilityParams: defaults, describe and validation", "[mod
   CHECK_NOTHROW(p.validate());
   StochasticVolatilityParams q = p;
   q.phi = 1.0;
-  CHECK(validation_message(q) == "stochastic_volatility: phi = 1; expected -1 < phi < 1 (a stationary AR(1) log-variance)");
+  CHECK(validation_message(q) ==
+        "stochastic_volatility: phi = 1; expected -1 < phi < 1 (a stationary AR(1) log-variance)");
   q = p;
   q.sigma = 0.0;
   CHECK(validation_message(q) == "stochastic_volatility: sigma = 0; expected a finite number > 0");
@@ -66,8 +67,7 @@ TEST_CASE("StochasticVolatility: density and draws", "[models][sv]") {
     for (double y : {-2.0, 0.0, 0.3}) {
       const double v = std::exp(x);
       const double expected = -0.5 * std::log(2.0 * pi * v) - y * y / (2.0 * v);
-      CHECK(model.log_likelihood(ConstStateView{&x, 1}, ConstStateView{&y, 1}, 1) ==
-            Approx(expected).epsilon(1e-14));
+      CHECK(model.log_likelihood(ConstStateView{&x, 1}, ConstStateView{&y, 1}, 1) == Approx(expected).epsilon(1e-14));
     }
 
   const int n = 100000;
@@ -94,8 +94,8 @@ TEST_CASE("StochasticVolatility: the bootstrap filter tracks the simulated log-v
   const auto result = rsmc::test::run_filter(model, sim.observations, 10000, 3);
   const auto tr = rsmc::test::tracking(sim, result, 1, 50);
   const double stationary_var = p.sigma * p.sigma / (1.0 - p.phi * p.phi);
-  INFO("mse " << tr.mse << ", mean filter variance " << tr.mean_var << " (stationary " << stationary_var
-              << "), excess " << tr.excess << " +- " << tr.excess_se << ", NEES " << tr.nees << " +- " << tr.nees_se
+  INFO("mse " << tr.mse << ", mean filter variance " << tr.mean_var << " (stationary " << stationary_var << "), excess "
+              << tr.excess << " +- " << tr.excess_se << ", NEES " << tr.nees << " +- " << tr.nees_se
               << ", 2-sd coverage " << tr.coverage2 << ", " << tr.batches << " batches");
   CHECK(std::abs(tr.excess) < 4.0 * tr.excess_se);
   CHECK(std::abs(tr.nees - 1.0) < 4.0 * tr.nees_se);
@@ -108,7 +108,8 @@ TEST_CASE("StochasticVolatility: log-likelihood estimates at N = 1e3 and 1e4 agr
   auto estimates = [&](std::uint64_t particles, int runs, std::uint64_t first_seed) {
     std::vector<double> out;
     for (int r = 0; r < runs; ++r)
-      out.push_back(rsmc::test::run_filter(model, y, particles, first_seed + static_cast<std::uint64_t>(r)).log_likelihood);
+      out.push_back(
+          rsmc::test::run_filter(model, y, particles, first_seed + static_cast<std::uint64_t>(r)).log_likelihood);
     return out;
   };
   const std::vector<double> small = estimates(1000, 40, 100), big = estimates(10000, 20, 200);
@@ -116,7 +117,8 @@ TEST_CASE("StochasticVolatility: log-likelihood estimates at N = 1e3 and 1e4 agr
   const double corrected_small = mean_of(small) + vs / 2.0, corrected_big = mean_of(big) + vb / 2.0;
   const double se = std::sqrt(vs / small.size() + vb / big.size());
   INFO("N=1e3: mean " << mean_of(small) << " sd " << std::sqrt(vs) << "; N=1e4: mean " << mean_of(big) << " sd "
-                      << std::sqrt(vb) << "; corrected difference " << corrected_small - corrected_big << ", SE " << se);
+                      << std::sqrt(vb) << "; corrected difference " << corrected_small - corrected_big << ", SE "
+                      << se);
   CHECK(std::abs(corrected_small - corrected_big) < 4.0 * se);
   // The Monte Carlo sd scales as 1/sqrt(N): sqrt(10) = 3.16 expected; with 40 and 20 replicates the log
   // of the ratio has SE ~ sqrt(1/78 + 1/38) = 0.2, so [2, 5] is about +-2.3 SE.

@@ -26,7 +26,9 @@ using rsmc::models::LinearGaussianParams;
 
 constexpr double kSigmaEps2 = 15099.0, kSigmaEta2 = 1469.1;  // Durbin & Koopman's MLE
 
-rsmc::Observations nile() { return rsmc::read_observations_csv(std::string(RSMC_SOURCE_DIR) + "/examples/nile/nile.csv"); }
+rsmc::Observations nile() {
+  return rsmc::read_observations_csv(std::string(RSMC_SOURCE_DIR) + "/examples/nile/nile.csv");
+}
 
 }  // namespace
 
@@ -47,8 +49,8 @@ TEST_CASE("the Kalman log-likelihood of the Nile data matches statsmodels' publi
   // (a) statsmodels' default for this model, approximate diffuse: x_1 ~ N(0, 10^6) and the first
   //     observation left out. rsmc's prior is on x_0, so p1 = 10^6 - sigma_eta2 makes Var x_1 = 10^6.
   {
-    const auto k = rsmc::models::kalman_filter(LinearGaussianParams::local_level(kSigmaEta2, kSigmaEps2, 0.0,
-                                                                                 1e6 - kSigmaEta2), y);
+    const auto k = rsmc::models::kalman_filter(
+        LinearGaussianParams::local_level(kSigmaEta2, kSigmaEps2, 0.0, 1e6 - kSigmaEta2), y);
     const double without_first = k.log_likelihood - k.log_likelihood_increment.at(0);
     INFO("approximate diffuse: " << without_first);
     CHECK(std::abs(without_first - (-632.5376950475525)) < 1e-8);

@@ -54,9 +54,10 @@ std::string error_of(const InvalidAtIds& model, InvalidLikelihood mode, int step
 
 TEST_CASE("a NaN or +inf log-likelihood is an error naming model, step and the lowest global id", "[engine][hazards]") {
   InvalidAtIds model = rsmc::test::three_invalid_at_step_2();
-  CHECK_THAT(error_of(model, InvalidLikelihood::error, 3),
-             Contains("model test_invalid_at_ids: log_likelihood is NaN or +inf at step 2 for global particle id 151") &&
-                 Contains("(3 particles in all;"));
+  CHECK_THAT(
+      error_of(model, InvalidLikelihood::error, 3),
+      Contains("model test_invalid_at_ids: log_likelihood is NaN or +inf at step 2 for global particle id 151") &&
+          Contains("(3 particles in all;"));
   model.inf_id = -1;  // NaN only
   CHECK_THAT(error_of(model, InvalidLikelihood::error, 3), Contains("at step 2 for global particle id 250"));
   model.nan_id_a = model.nan_id_b = -1;
@@ -121,7 +122,8 @@ TEST_CASE("every particle invalid: the filter is degenerate and back at the last
   CHECK(rsmc::test::host_states(filter) == states);
   CHECK(rsmc::test::host_log_weights(filter) == weights);
   // In error mode the same model stops with the error instead, naming the first particle.
-  CHECK_THAT(error_of(model, InvalidLikelihood::error, 4), Contains("at step 3 for global particle id 0 (300 particles"));
+  CHECK_THAT(error_of(model, InvalidLikelihood::error, 4),
+             Contains("at step 3 for global particle id 0 (300 particles"));
 }
 
 TEST_CASE("log-weights spread over 600 orders of magnitude: ESS, increment and resampling", "[engine][hazards]") {

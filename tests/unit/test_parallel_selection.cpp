@@ -342,10 +342,10 @@ TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a sel
     rsmc::ParallelSelectionWorkspace<Exec> ws;
     rsmc::ParallelSelectionOptions options;
     options.chunk = 64;
-    const u128 local = rsmc::fixed_weights_and_wheel(Exec(), Kokkos::View<const double*, Memory>(log_w), 0.0,
-                                                     given_exp ? Kokkos::View<const double*, Memory>(exp_w)
-                                                               : Kokkos::View<const double*, Memory>(),
-                                                     fixed, ws, options);
+    const u128 local = rsmc::fixed_weights_and_wheel(
+        Exec(), Kokkos::View<const double*, Memory>(log_w), 0.0,
+        given_exp ? Kokkos::View<const double*, Memory>(exp_w) : Kokkos::View<const double*, Memory>(), fixed, ws,
+        options);
     auto host_fixed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed);
     INFO((given_exp ? "exps given" : "exps computed"));
     CHECK(std::vector<std::uint64_t>(host_fixed.data(), host_fixed.data() + n) == expected);
@@ -354,8 +354,8 @@ TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a sel
     whole.w = expected;
     whole.wheel = rsmc::WheelShare{0, total, total};
     const Draw d{n, 4, 9};
-    rsmc::ParallelSelectionInputs<Memory> in{fixed, whole.wheel, n, d.seed, d.step, Scheme::systematic,
-                                             LocalSampler::search};
+    rsmc::ParallelSelectionInputs<Memory> in{
+        fixed, whole.wheel, n, d.seed, d.step, Scheme::systematic, LocalSampler::search};
     options.counts = true;
     options.wheel_scanned = true;
     for (const Scheme scheme : {Scheme::systematic, Scheme::multinomial}) {

@@ -90,16 +90,20 @@ TEST_CASE("every scheme is unbiased: mean offspring count N w_i / W within 5 sta
   for (std::size_t i = 0; i < n; ++i) floors += std::floor(n * w[i] / total);
   const double residual_draws = static_cast<double>(n) - floors;
 
-  struct Case { Scheme scheme; bool algorithm1; };
-  for (const Case c : {Case{Scheme::multinomial, false}, Case{Scheme::multinomial, true}, Case{Scheme::stratified, false},
-                       Case{Scheme::systematic, false}, Case{Scheme::residual, false}}) {
+  struct Case {
+    Scheme scheme;
+    bool algorithm1;
+  };
+  for (const Case c :
+       {Case{Scheme::multinomial, false}, Case{Scheme::multinomial, true}, Case{Scheme::stratified, false},
+        Case{Scheme::systematic, false}, Case{Scheme::residual, false}}) {
     const Draws d = repeat(c.scheme, c.algorithm1, lw, reps);
     for (std::size_t i = 0; i < n; ++i) {
       const double np = static_cast<double>(n) * w[i] / total;
       const double var = theoretical_variance(c.scheme, c.algorithm1, np, residual_draws);
       const double se = std::sqrt(var / reps);
-      INFO(rsmc::scheme_name(c.scheme) << (c.algorithm1 ? " (Algorithm 1)" : "") << ", particle " << i
-                                       << ": mean " << d.mean[i] << ", expected " << np << ", se " << se);
+      INFO(rsmc::scheme_name(c.scheme) << (c.algorithm1 ? " (Algorithm 1)" : "") << ", particle " << i << ": mean "
+                                       << d.mean[i] << ", expected " << np << ", se " << se);
       // A count with zero theoretical variance must hit the expectation exactly (up to the 2^-64
       // quantisation of the weights, far below the 1e-9 allowed here).
       CHECK(std::abs(d.mean[i] - np) <= 5.0 * se + 1e-9);

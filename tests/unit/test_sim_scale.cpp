@@ -94,7 +94,8 @@ TEST_CASE("sim-scale: evenly spaced counts are the real selection's on the same 
   // stratified communicate nothing) must give the simulated c_k and first id q_k.
   for (const std::string scheme : {"systematic", "stratified"})
     for (std::uint64_t p : {1u, 3u, 16u, 100u})
-      for (std::uint64_t n : {std::uint64_t(1000), std::uint64_t(12345), std::uint64_t(3000000)}) {  // select_offspring is O(N/p)
+      for (std::uint64_t n :
+           {std::uint64_t(1000), std::uint64_t(12345), std::uint64_t(3000000)}) {  // select_offspring is O(N/p)
         const std::uint64_t seed = 11;
         const SimScalePoint pt = rsmc::bench::simulate_point(options_with(scheme, seed), p, n);
         const std::vector<std::uint64_t> fixed = rsmc::bench::fixed_weight_totals(pt.weight_total);
@@ -207,8 +208,10 @@ TEST_CASE("sim-scale: each tolerance rebalances to the layout choice, moving les
             for (int k = 0; k < static_cast<int>(p); ++k) most = std::max(most, to.count(k));
             REQUIRE(lines[i]->balance_tolerance == taus[i]);
             REQUIRE(lines[i]->particles_moved == static_cast<double>(rsmc::particles_moved(pt.offspring, to)));
-            REQUIRE(lines[i]->load_max_over_mean == static_cast<double>(most) * static_cast<double>(p) / static_cast<double>(n));
-            REQUIRE(lines[i]->load_max_over_mean <= (1.0 + taus[i]) * std::ceil(static_cast<double>(n) / static_cast<double>(p)) *
+            REQUIRE(lines[i]->load_max_over_mean ==
+                    static_cast<double>(most) * static_cast<double>(p) / static_cast<double>(n));
+            REQUIRE(lines[i]->load_max_over_mean <= (1.0 + taus[i]) *
+                                                        std::ceil(static_cast<double>(n) / static_cast<double>(p)) *
                                                         static_cast<double>(p) / static_cast<double>(n));
             if (i > 0) REQUIRE(lines[i]->particles_moved <= lines[i - 1]->particles_moved);
           }
@@ -296,8 +299,7 @@ TEST_CASE("sim-scale: command line and JSON lines", "[bench][sim-scale]") {
   CLI::App app{"test"};
   rsmc::bench::SimScaleCommand command;
   command.add_to(app);
-  app.parse("--ranks 1,2^3 --particles 1e3 10^4 --weight-cv 0.5 --state-bytes 24 --seed 9 --scheme stratified",
-            false);
+  app.parse("--ranks 1,2^3 --particles 1e3 10^4 --weight-cv 0.5 --state-bytes 24 --seed 9 --scheme stratified", false);
   REQUIRE(command.options.ranks == std::vector<std::uint64_t>{1, 8});
   REQUIRE(command.options.particles == std::vector<std::uint64_t>{1000, 10000});
   REQUIRE(command.options.weight_cv == 0.5);

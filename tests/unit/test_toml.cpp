@@ -149,9 +149,9 @@ TEST_CASE("TOML: non-ASCII characters in strings and comments only (a guard agai
       {"s = \"\\\xc3\xa9\"\n", "run.toml:1:7: a non-ASCII character after a backslash in a string"},
       {"s = \"\"\"\\\n\xc2\xa7\"\"\"\n", "run.toml:2:1: a non-ASCII character right after a line-ending backslash"},
       {"s = \"\"\"x\"\"\"\"\xc3\xa9 = 1\n", "run.toml:1:13: a non-ASCII character outside"},  // after """x""""
-      {"c = [1\"x\xcc\xaa\"]\n", "run.toml:1:9: a non-ASCII character outside"},  // 1"x... is no string
-      {"c = 1.\"\xc3\xa9\"\n", "run.toml:1:8: a non-ASCII character outside"},   // '.' in a value
-      {"c = 1[\"x\xcc\xaa\"\n", "run.toml:1:9: a non-ASCII character outside"},  // '[' in a value
+      {"c = [1\"x\xcc\xaa\"]\n", "run.toml:1:9: a non-ASCII character outside"},              // 1"x... is no string
+      {"c = 1.\"\xc3\xa9\"\n", "run.toml:1:8: a non-ASCII character outside"},                // '.' in a value
+      {"c = 1[\"x\xcc\xaa\"\n", "run.toml:1:9: a non-ASCII character outside"},               // '[' in a value
   };
   for (const Bad& bad : cases) {
     INFO(bad.text);
