@@ -204,8 +204,8 @@ void run_pieces(const Options& o) {
         "prototype::draws", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, batches),
         [&](const std::size_t b, std::uint64_t& acc) {
           alignas(64) double u1[kBatch], u2[kBatch];
-          rng::detail::normal_uniforms(rng::stream_key(o.seed, rng::Purpose::propagate), 2, b * kBatch, kBatch, 0, u1,
-                                       u2);
+          rng::rng_detail::normal_uniforms(rng::stream_key(o.seed, rng::Purpose::propagate), 2, b * kBatch, kBatch, 0,
+                                           u1, u2);
           acc += static_cast<std::uint64_t>(u1[b % kBatch] < u2[b % kBatch]);
         },
         sink);

@@ -111,7 +111,7 @@ struct StepSums {
 inline double cumulative_to_double(u128 c) {
   const auto high = static_cast<std::uint64_t>(c >> 52);
   const std::uint64_t low = static_cast<std::uint64_t>(c) & ((std::uint64_t{1} << 52) - 1);
-  return rng::detail::exact_double(high) * 0x1p52 + rng::detail::exact_double(low);
+  return rng::rng_detail::exact_double(high) * 0x1p52 + rng::rng_detail::exact_double(low);
 }
 
 // Pass B's cumulative weights in doubles: kSegments prefix sums of kSegment terms, run side by side
@@ -314,7 +314,7 @@ class SvStepPrototype {
     // Each fixed weight as a double (its two 32-bit halves exact, one rounding), then kSegments
     // prefix sums side by side.
     for (int i = 0; i < count; ++i)
-      c[i] = rng::detail::exact_double(f[i] >> 32) * 0x1p32 + rng::detail::exact_double(f[i] & 0xffffffffu);
+      c[i] = rng::rng_detail::exact_double(f[i] >> 32) * 0x1p32 + rng::rng_detail::exact_double(f[i] & 0xffffffffu);
     double run[kSegments] = {};
     const int full = count / kSegments;  // terms per segment in this batch (the tail goes to the last)
     for (int k = 0; k < full; ++k)

@@ -75,7 +75,9 @@ constexpr int kLanes = 8;              // independent accumulators in add(x, n):
 RSMC_HOST_DEVICE constexpr int anchor_exponent(int level, int fold) { return kWidth * (level - fold) + 41; }
 
 // 2^e for -1022 <= e <= 1023.
-RSMC_HOST_DEVICE double pow2(int e) { return detail::double_from_bits(static_cast<std::uint64_t>(e + 1023) << 52); }
+RSMC_HOST_DEVICE double pow2(int e) {
+  return exact_detail::double_from_bits(static_cast<std::uint64_t>(e + 1023) << 52);
+}
 
 // x 2^e for |e| <= 2046, as two power-of-two factors (exact while the result is a normal number
 // or an exact subnormal).
@@ -88,7 +90,7 @@ RSMC_HOST_DEVICE double scale(double x, int e) {
 // a with 40 a >= e; otherwise amax < 2^(e + 1) and the least a with 40 a >= e + 1. Monotone in amax,
 // so the level of a set of terms is the level of its largest |term|. Precondition: 0 <= amax < 2^880.
 RSMC_HOST_DEVICE int level_for(double amax) {
-  const std::uint64_t bits = detail::double_bits(amax);
+  const std::uint64_t bits = exact_detail::double_bits(amax);
   const int biased = static_cast<int>(bits >> 52);
   if (biased == 0) return kMinLevel;  // 0 and subnormals
   const bool power_of_two = (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
@@ -98,7 +100,9 @@ RSMC_HOST_DEVICE int level_for(double amax) {
 }
 
 // x with its lowest significand bit set (see the header: breaks every rounding tie at the folds).
-RSMC_VECTOR_INLINE double with_last_bit(double x) { return detail::double_from_bits(detail::double_bits(x) | 1u); }
+RSMC_VECTOR_INLINE double with_last_bit(double x) {
+  return exact_detail::double_from_bits(exact_detail::double_bits(x) | 1u);
+}
 
 // One term into three folds: the deposit of the header comment. Branch-free.
 RSMC_VECTOR_INLINE void deposit(double& s0, double& s1, double& s2, double x) {
@@ -114,12 +118,12 @@ RSMC_VECTOR_INLINE void deposit(double& s0, double& s1, double& s2, double x) {
 }  // namespace binned
 
 struct BinnedSum {
-  int level;                           // binned::kEmpty until the first finite term
-  std::int32_t deposits;               // since the last spill (<= binned::kMaxDeposits)
-  double fold[binned::kFolds];         // 1.5 * 2^(m_k) + d_k (meaningless while empty)
-  detail::i128 spill[binned::kFolds];  // spilled d_k, in units of u_k = 2^(m_k - 52)
-  ExactSum rare;                       // terms beyond 2^880, +-inf, NaN: exact / counted
-  std::int64_t reserved;               // always 0: no tail padding, so equal sums have equal bytes
+  int level;                                 // binned::kEmpty until the first finite term
+  std::int32_t deposits;                     // since the last spill (<= binned::kMaxDeposits)
+  double fold[binned::kFolds];               // 1.5 * 2^(m_k) + d_k (meaningless while empty)
+  exact_detail::i128 spill[binned::kFolds];  // spilled d_k, in units of u_k = 2^(m_k - 52)
+  ExactSum rare;                             // terms beyond 2^880, +-inf, NaN: exact / counted
+  std::int64_t reserved;                     // always 0: no tail padding, so equal sums have equal bytes
 
   RSMC_HOST_DEVICE void clear() {
     level = binned::kEmpty;
@@ -192,10 +196,10 @@ struct BinnedSum {
     // rare terms.
     std::int64_t top = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto magnitude = static_cast<std::int64_t>(detail::double_bits(x[i]) & ~(std::uint64_t{1} << 63));
+      const auto magnitude = static_cast<std::int64_t>(exact_detail::double_bits(x[i]) & ~(std::uint64_t{1} << 63));
       top = magnitude > top ? magnitude : top;
     }
-    const double amax = detail::double_from_bits(static_cast<std::uint64_t>(top));
+    const double amax = exact_detail::double_from_bits(static_cast<std::uint64_t>(top));
     if (!(amax < kMaxMagnitude)) {
       for (std::size_t i = 0; i < n; ++i) add(x[i]);  // rare: term by term, the large and non-finite to `rare`
       return amax;

@@ -9,7 +9,7 @@
 
 #include "base/core/portability.hpp"
 
-namespace rsmc::exact::detail {
+namespace rsmc::exact::exact_detail {
 
 RSMC_HOST_DEVICE std::uint64_t double_bits(double x) {
 #if defined(__CUDA_ARCH__)
@@ -52,4 +52,4 @@ RSMC_HOST_DEVICE DoubleParts double_parts(std::uint64_t bits) {
   return p;
 }
 
-}  // namespace rsmc::exact::detail
+}  // namespace rsmc::exact::exact_detail

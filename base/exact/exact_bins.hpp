@@ -39,7 +39,7 @@ struct ExactSumBins {
 
   // target += x, exactly (through the bins when x is finite).
   RSMC_HOST_DEVICE void add(double x, ExactSum& target) {
-    const detail::DoubleParts p = detail::double_parts(detail::double_bits(x));
+    const exact_detail::DoubleParts p = exact_detail::double_parts(exact_detail::double_bits(x));
     if (p.biased == 0x7ffu) {  // inf, NaN: counted by the ExactSum
       target.add(x);
       return;

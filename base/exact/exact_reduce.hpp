@@ -42,7 +42,7 @@ class ChunkSums {
   ExactSumWindow* windows_;
 };
 
-namespace detail {
+namespace exact_detail {
 
 // Host backends use ExactSumBins up to this many accumulators (16 KiB each per chunk); beyond, and on
 // devices, ExactSumWindow.
@@ -76,7 +76,7 @@ void reduce_chunks(const std::string& label, std::size_t n, std::size_t chunk, s
       });
 }
 
-}  // namespace detail
+}  // namespace exact_detail
 
 // Adds f's terms for items 0..n-1 into `out` (nsums accumulators, host memory, not cleared).
 // f(i, acc) must add item i's contribution with acc.add(k, x), k < nsums, at most one term per
@@ -98,20 +98,20 @@ void reduce_exact(const std::string& label, std::size_t n, int nsums, const AddT
   // The kernel runs in ExecutionSpace: front ends in host memory (std::vector) only where it can
   // read host memory (Serial, OpenMP, Threads), else a View in its memory space.
   if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
-    if (nsums <= detail::kMaxBinnedSums) {
+    if (nsums <= exact_detail::kMaxBinnedSums) {
       // Kept between calls (16 KiB per accumulator and chunk): the filter reduces twice per step,
       // and fresh pages each time would cost more than the sums. Host memory, used by the host
       // thread that calls reduce_exact and the kernel it launches.
       static thread_local std::vector<ExactSumBins> bins;
       if (bins.size() < fronts) bins.resize(fronts);  // value-initialised: empty
-      detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, bins.data());
+      exact_detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, bins.data());
     } else {
       std::vector<ExactSumWindow> windows(fronts);
-      detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, windows.data());
+      exact_detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, windows.data());
     }
   } else {
     Kokkos::View<ExactSumWindow*, Memory> windows(shape("::windows"), fronts);
-    detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, windows.data());
+    exact_detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, windows.data());
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
   for (std::size_t c = 0; c < chunks; ++c)

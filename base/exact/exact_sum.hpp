@@ -51,7 +51,7 @@
 namespace rsmc {
 namespace exact {
 
-namespace detail {
+namespace exact_detail {
 
 // 128-bit integers (GCC, Clang and nvcc extensions; `__extension__` keeps -Wpedantic quiet).
 __extension__ using i128 = __int128;
@@ -73,7 +73,7 @@ RSMC_HOST_DEVICE int bit_length(std::uint64_t v) {
 #endif
 }
 
-}  // namespace detail
+}  // namespace exact_detail
 
 struct ExactSum {
   // Digits 0..65 receive mantissas (the highest mantissa bit of the largest double is bit 2097 in
@@ -99,7 +99,7 @@ struct ExactSum {
 
   // this += x, exactly. A handful of integer operations; no carry propagation.
   RSMC_HOST_DEVICE void add(double x) {
-    const detail::DoubleParts p = detail::double_parts(detail::double_bits(x));
+    const exact_detail::DoubleParts p = exact_detail::double_parts(exact_detail::double_bits(x));
     if (p.biased == 0x7ffu) {  // inf or NaN
       if (p.fraction != 0)
         ++nonfinite[kNaN];
@@ -130,8 +130,8 @@ struct ExactSum {
   // add(), it changes each limb by less than 2^32 (five digits: |v| 2^(pos mod 32) < 2^159) and
   // counts as one pending add. Requires |v| < 2^127 and 0 <= pos < 32 * (kTop - 3) (the top digit
   // then lands at most in the top limb).
-  RSMC_HOST_DEVICE void add_fixed(detail::i128 v, int pos) {
-    using U128 = detail::u128;
+  RSMC_HOST_DEVICE void add_fixed(exact_detail::i128 v, int pos) {
+    using U128 = exact_detail::u128;
     if (pending >= kMaxPending) normalize();
     ++pending;
     const std::int64_t neg = v < 0 ? -1 : 0;
@@ -155,7 +155,7 @@ struct ExactSum {
     const std::int64_t neg = v < 0 ? -1 : 0;
     // |v| as unsigned: correct for INT64_MIN too (two's complement wrap-around of the negation).
     const std::uint64_t magnitude = v < 0 ? ~static_cast<std::uint64_t>(v) + 1 : static_cast<std::uint64_t>(v);
-    const detail::u128 u = static_cast<detail::u128>(magnitude) << (pos & 31);
+    const exact_detail::u128 u = static_cast<exact_detail::u128>(magnitude) << (pos & 31);
     const int k = pos >> 5;
     const std::int64_t d0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(u) & 0xffffffffu);
     const std::int64_t d1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(u >> 32) & 0xffffffffu);
@@ -212,9 +212,9 @@ struct ExactSum {
     const std::uint64_t kInfBits = std::uint64_t{0x7ff} << 52;
     const std::uint64_t kSignBit = std::uint64_t{1} << 63;
     if (nonfinite[kNaN] != 0 || (nonfinite[kPosInf] != 0 && nonfinite[kNegInf] != 0))
-      return detail::double_from_bits(kInfBits | (std::uint64_t{1} << 51));  // quiet NaN
-    if (nonfinite[kPosInf] != 0) return detail::double_from_bits(kInfBits);
-    if (nonfinite[kNegInf] != 0) return detail::double_from_bits(kInfBits | kSignBit);
+      return exact_detail::double_from_bits(kInfBits | (std::uint64_t{1} << 51));  // quiet NaN
+    if (nonfinite[kPosInf] != 0) return exact_detail::double_from_bits(kInfBits);
+    if (nonfinite[kNegInf] != 0) return exact_detail::double_from_bits(kInfBits | kSignBit);
 
     ExactSum t = *this;
     t.normalize();
@@ -226,19 +226,19 @@ struct ExactSum {
     }
     // Now every limb, the top included, is >= 0.
     if (t.limb[kTop] >= (std::int64_t{1} << 32))  // >= 2^1070
-      return detail::double_from_bits(sign | kInfBits);
+      return exact_detail::double_from_bits(sign | kInfBits);
     // All digits are in [0, 2^32) from here on.
     int h = kTop;
     while (h >= 0 && t.limb[h] == 0) --h;
     if (h < 0) return 0.0;
     // msb: position of the highest set bit, in units of 2^-1074.
-    const int msb = 32 * h + detail::bit_length(static_cast<std::uint64_t>(t.limb[h])) - 1;
+    const int msb = 32 * h + exact_detail::bit_length(static_cast<std::uint64_t>(t.limb[h])) - 1;
     if (msb <= 52) {
       // An integer m < 2^53 times 2^-1074: exactly representable (subnormal, or the smallest
       // binade), and the bit pattern of m * 2^-1074 is m itself.
       const std::uint64_t m =
           static_cast<std::uint64_t>(t.limb[0]) | (h >= 1 ? static_cast<std::uint64_t>(t.limb[1]) << 32 : 0);
-      return detail::double_from_bits(sign | m);
+      return exact_detail::double_from_bits(sign | m);
     }
     // 53-bit mantissa = bits [shift, shift+52]; round bit at shift-1; sticky = bits below it.
     int shift = msb - 52;                    // >= 1
@@ -256,9 +256,9 @@ struct ExactSum {
     }
     // value = mant * 2^(shift - 1074), mant in [2^52, 2^53): biased exponent = shift + 1.
     const std::uint64_t biased = static_cast<std::uint64_t>(shift) + 1;
-    if (biased >= 0x7ff) return detail::double_from_bits(sign | kInfBits);
+    if (biased >= 0x7ff) return exact_detail::double_from_bits(sign | kInfBits);
     // (biased << 52) | (mant - 2^52) == ((biased - 1) << 52) + mant
-    return detail::double_from_bits(sign | (((biased - 1) << 52) + mant));
+    return exact_detail::double_from_bits(sign | (((biased - 1) << 52) + mant));
   }
 
  private:

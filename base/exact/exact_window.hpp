@@ -31,7 +31,7 @@ struct ExactSumWindow {
   // ExactSum::add_fixed requires.
   static_assert(2045 - kBelow < 32 * (ExactSum::kTop - 3), "window base beyond ExactSum::add_fixed's range");
 
-  detail::i128 acc;
+  exact_detail::i128 acc;
   int base;             // -1: not set (no term in the window yet)
   std::uint32_t count;  // terms in acc
 
@@ -43,7 +43,7 @@ struct ExactSumWindow {
 
   // target += x, exactly (through the window when x fits).
   RSMC_HOST_DEVICE void add(double x, ExactSum& target) {
-    const detail::DoubleParts p = detail::double_parts(detail::double_bits(x));
+    const exact_detail::DoubleParts p = exact_detail::double_parts(exact_detail::double_bits(x));
     if (p.biased == 0x7ffu) {  // inf, NaN: counted by the ExactSum
       target.add(x);
       return;
@@ -58,7 +58,7 @@ struct ExactSumWindow {
       return;
     }
     ++count;
-    const detail::i128 term = static_cast<detail::i128>(m) << shift;
+    const exact_detail::i128 term = static_cast<exact_detail::i128>(m) << shift;
     acc += p.sign_mask != 0 ? -term : term;
   }
 

@@ -47,8 +47,8 @@ RSMC_HOST_DEVICE int clz64(std::uint64_t x) {
 }
 
 // The bits of a double, and the double with given bits (double_bits.hpp).
-using detail::double_bits;
-using detail::double_from_bits;
+using exact_detail::double_bits;
+using exact_detail::double_from_bits;
 
 // 2^e, exactly, for -1022 <= e <= 1023 (the normal range). Cheaper than ldexp, a library call on
 // the host.

@@ -38,11 +38,11 @@
 #define RSMC_MATH_NO_CONTRACTION
 #endif
 
-namespace rsmc::math::detail {
+namespace rsmc::math::math_detail {
 
 // Bit casts (memcpy on the host, __double_as_longlong on the device), shared with the exact sums.
-using exact::detail::double_bits;
-using exact::detail::double_from_bits;
+using exact::exact_detail::double_bits;
+using exact::exact_detail::double_from_bits;
 
 // Correctly rounded products, sums and differences that are never fused with a neighbour.
 RSMC_MATH_FUNCTION double mul(double a, double b) {
@@ -173,4 +173,4 @@ RSMC_MATH_FUNCTION DoubleDouble horner2_dd(double u, DoubleDouble c0, DoubleDoub
   return dd_add(c0, b);
 }
 
-}  // namespace rsmc::math::detail
+}  // namespace rsmc::math::math_detail

@@ -27,33 +27,36 @@ constexpr double kHalfLog2PiMinusHalf = 0x1.acfe390c97d69p-2;  // log(2 pi) / 2 
 
 // (e^r - 1 - r) / r^2 on |r| <= ln 2 / 2; abs error 2.6e-18
 RSMC_MATH_FUNCTION double expm1_q(double r) {
-  return detail::horner(r, 0x1.0000000000000p-1, 0x1.5555555555557p-3, 0x1.5555555555556p-5, 0x1.11111111100dcp-7,
-                        0x1.6c16c16c162d4p-10, 0x1.a01a01abe7fe1p-13, 0x1.a01a01a6d889cp-16, 0x1.71de0231960ebp-19,
-                        0x1.27e4db646b17ep-22, 0x1.af4de97ca4194p-26, 0x1.1f730349868cep-29);
+  return math_detail::horner(r, 0x1.0000000000000p-1, 0x1.5555555555557p-3, 0x1.5555555555556p-5, 0x1.11111111100dcp-7,
+                             0x1.6c16c16c162d4p-10, 0x1.a01a01abe7fe1p-13, 0x1.a01a01a6d889cp-16, 0x1.71de0231960ebp-19,
+                             0x1.27e4db646b17ep-22, 0x1.af4de97ca4194p-26, 0x1.1f730349868cep-29);
 }
 
 // U2(z), 2 atanh(s) = 2s + s z (2/3 + 2z/5 + z^2 U2(z)), z = s^2 <= (3 - 2 sqrt 2)^2; abs error 1.6e-17
 RSMC_MATH_FUNCTION double log_u2(double z) {
-  return detail::horner(z, 0x1.2492492492492p-2, 0x1.c71c71c71c822p-3, 0x1.745d1745a3ef0p-3, 0x1.3b13b16b4b833p-3,
-                        0x1.1110f80547523p-3, 0x1.e1effabc4b093p-4, 0x1.acf8448fda674p-4, 0x1.b2e0d3d38f395p-4);
+  return math_detail::horner(z, 0x1.2492492492492p-2, 0x1.c71c71c71c822p-3, 0x1.745d1745a3ef0p-3, 0x1.3b13b16b4b833p-3,
+                             0x1.1110f80547523p-3, 0x1.e1effabc4b093p-4, 0x1.acf8448fda674p-4, 0x1.b2e0d3d38f395p-4);
 }
 
 // (sin t / t - 1) / z, z = t^2 <= (pi/4)^2; abs error 9.3e-18
 RSMC_MATH_FUNCTION double sin_s(double z) {
-  return detail::horner(z, -0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01992fp-13, 0x1.71de3a545f836p-19,
-                        -0x1.ae645410e937bp-26, 0x1.61217d9252c03p-33, -0x1.ab16f5caa198ap-41);
+  return math_detail::horner(z, -0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01992fp-13,
+                             0x1.71de3a545f836p-19, -0x1.ae645410e937bp-26, 0x1.61217d9252c03p-33,
+                             -0x1.ab16f5caa198ap-41);
 }
 
 // (cos t - 1 + z/2) / z^2, z = t^2 <= (pi/4)^2; abs error 2.3e-18
 RSMC_MATH_FUNCTION double cos_c(double z) {
-  return detail::horner(z, 0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d06p-16, -0x1.27e4fb77125c5p-22,
-                        0x1.1eed8deac3dfep-29, -0x1.9394b8bd50ae1p-37, 0x1.ab779550c8d9bp-45);
+  return math_detail::horner(z, 0x1.5555555555555p-5, -0x1.6c16c16c16c16p-10, 0x1.a01a01a019d06p-16,
+                             -0x1.27e4fb77125c5p-22, 0x1.1eed8deac3dfep-29, -0x1.9394b8bd50ae1p-37,
+                             0x1.ab779550c8d9bp-45);
 }
 
 // x (lgamma(x) - (x - 1/2) log x + x - log(2 pi)/2), w = 1/x^2 <= 1/64; abs error 4.6e-18
 RSMC_MATH_FUNCTION double stirling_r(double w) {
-  return detail::horner(w, 0x1.5555555555555p-4, -0x1.6c16c16c149f4p-9, 0x1.a01a017dcf9e1p-11, -0x1.38134d4f8896fp-11,
-                        0x1.b92c33f9445e5p-11, -0x1.ef8d748aeb0f2p-10, 0x1.4bffc9d8b455bp-8);
+  return math_detail::horner(w, 0x1.5555555555555p-4, -0x1.6c16c16c149f4p-9, 0x1.a01a017dcf9e1p-11,
+                             -0x1.38134d4f8896fp-11, 0x1.b92c33f9445e5p-11, -0x1.ef8d748aeb0f2p-10,
+                             0x1.4bffc9d8b455bp-8);
 }
 
 // lgamma(zero + t) / t = P(u), u = t - centre, on four pieces (the piece index selects the
@@ -63,49 +66,62 @@ RSMC_MATH_FUNCTION double stirling_r(double w) {
 //   piece 2 (C): x in [1.5, 2): t = x - 2, centre -0.25, abs error 3.2e-20
 //   piece 3 (D): z in [2, 3): t = z - 2, centre 0.5, abs error 2.6e-20
 constexpr int kLgammaTerms = 22;
-RSMC_MATH_FUNCTION detail::DoubleDouble lgamma_piece(double piece, double u) {
-  const detail::DoubleDouble c0{
-      detail::pick4(piece, -0x1.a051c372609eep-1, -0x1.92857d38caf41p-2, 0x1.59b4fd6875a6ep-2, 0x1.2383e809a67e8p-1),
-      detail::pick4(piece, 0x1.291c2129696aap-56, -0x1.d1f2dd00ce575p-56, 0x1.8611cf711647ap-57,
-                    -0x1.823fe657afa79p-55)};
-  const detail::DoubleDouble c1{
-      detail::pick4(piece, 0x1.17486335fff90p+0, 0x1.5337d1f7e6626p-1, 0x1.712e48b786214p-2, 0x1.1200f695b0dd9p-2),
-      detail::pick4(piece, 0x1.8508b225e7be2p-54, 0x1.8073b90f41614p-55, -0x1.4e9a441a34a70p-56,
-                    0x1.6589d90bd94d1p-56)};
-  const double rest = detail::horner(
+RSMC_MATH_FUNCTION math_detail::DoubleDouble lgamma_piece(double piece, double u) {
+  const math_detail::DoubleDouble c0{math_detail::pick4(piece, -0x1.a051c372609eep-1, -0x1.92857d38caf41p-2,
+                                                        0x1.59b4fd6875a6ep-2, 0x1.2383e809a67e8p-1),
+                                     math_detail::pick4(piece, 0x1.291c2129696aap-56, -0x1.d1f2dd00ce575p-56,
+                                                        0x1.8611cf711647ap-57, -0x1.823fe657afa79p-55)};
+  const math_detail::DoubleDouble c1{
+      math_detail::pick4(piece, 0x1.17486335fff90p+0, 0x1.5337d1f7e6626p-1, 0x1.712e48b786214p-2, 0x1.1200f695b0dd9p-2),
+      math_detail::pick4(piece, 0x1.8508b225e7be2p-54, 0x1.8073b90f41614p-55, -0x1.4e9a441a34a70p-56,
+                         0x1.6589d90bd94d1p-56)};
+  const double rest = math_detail::horner(
       u,
-      detail::pick4(piece, -0x1.709f65e47894ep-1, -0x1.059d40f5f4dfbp-2, -0x1.60a13847d2b0dp-4, -0x1.6f0ca9a1c274cp-5),
-      detail::pick4(piece, 0x1.4f79918c96441p-1, 0x1.181b4928a4bb0p-3, 0x1.ef49b89a9a9c0p-6, 0x1.646ae6e418ae3p-7),
-      detail::pick4(piece, -0x1.5891e03a47e2cp-1, -0x1.5593614f35e5bp-4, -0x1.98ac08e32b219p-7, -0x1.95b11573d57f2p-9),
-      detail::pick4(piece, 0x1.782f325617858p-1, 0x1.bd90f098634c5p-5, 0x1.6f713bc938cb1p-8, 0x1.f7e461610ddcep-11),
-      detail::pick4(piece, -0x1.a9f0507446a32p-1, -0x1.2e86e8e4f2a09p-5, -0x1.5befb4e3a3842p-9, -0x1.4a5d12d4c6451p-12),
-      detail::pick4(piece, 0x1.ee2877e0efa0ep-1, 0x1.a5c990ae1db10p-6, 0x1.54d0dc1b00ec1p-10, 0x1.c135f7f93903ep-14),
-      detail::pick4(piece, -0x1.23bd0667054c0p+0, -0x1.2b8895c547660p-6, -0x1.55c7a49bd5447p-11,
-                    -0x1.3957bec615d60p-15),
-      detail::pick4(piece, 0x1.5d2012280fb88p+0, 0x1.af5408b98dd31p-7, 0x1.5ca7de176ce21p-12, 0x1.bd7628a8509b3p-17),
-      detail::pick4(piece, -0x1.a645dd657c257p+0, -0x1.39e38f8543df1p-7, -0x1.684c004597989p-13,
-                    -0x1.4135e37c454f6p-18),
-      detail::pick4(piece, 0x1.019aad262594ep+1, 0x1.ccc6bb2dac27fp-8, 0x1.781b0230166ebp-14, 0x1.d46f6ed4445d2p-20),
-      detail::pick4(piece, -0x1.3ca0bc0525fe6p+1, -0x1.549765f6ff25ep-8, -0x1.8bce17d8c2564p-15,
-                    -0x1.58a0e840c0652p-21),
-      detail::pick4(piece, 0x1.878627bba92e2p+1, 0x1.fa7fce85942d9p-9, 0x1.a352dde270965p-16, 0x1.fec8599a4d212p-23),
-      detail::pick4(piece, -0x1.e56f770484d9ap+1, -0x1.7a830a565bc92p-9, -0x1.bebb2138f90fep-17,
-                    -0x1.7ccbe41ce6176p-24),
-      detail::pick4(piece, 0x1.2f16646abd6c4p+2, 0x1.1c1e20daa1c26p-9, 0x1.de34dc8a14962p-18, 0x1.1d578101a20cfp-25),
-      detail::pick4(piece, -0x1.8821d31257aacp+2, -0x1.ac9baca8a61dbp-10, -0x1.010a220e278cep-18,
-                    -0x1.adece2e70b43bp-27),
-      detail::pick4(piece, 0x1.eda81d25f00a7p+2, 0x1.44108c6799632p-10, 0x1.1549b51a54a7ep-19, 0x1.44c697fe68329p-28),
-      detail::pick4(piece, -0x1.ded043372c132p+2, -0x1.e11707b439cfap-11, -0x1.2a97c33094629p-20,
-                    -0x1.e1db363817cc0p-30),
-      detail::pick4(piece, 0x1.2e381ebfbcbc9p+3, 0x1.6dc4a226091acp-11, 0x1.440d0011eb956p-21, 0x1.6e2f296f1b688p-31),
-      detail::pick4(piece, -0x1.b2c6ad96c3a5fp+4, -0x1.5d152dd8fdfc9p-11, -0x1.88dcaa45f15dfp-22,
-                    -0x1.5d55cd821aeecp-32),
-      detail::pick4(piece, 0x1.152e091b1d05dp+5, 0x1.0ae938e1651a9p-11, 0x1.aca2732b0b652p-23, 0x1.0b0c7f09833a0p-33));
-  return detail::horner2_dd(u, c0, c1, rest);
+      math_detail::pick4(piece, -0x1.709f65e47894ep-1, -0x1.059d40f5f4dfbp-2, -0x1.60a13847d2b0dp-4,
+                         -0x1.6f0ca9a1c274cp-5),
+      math_detail::pick4(piece, 0x1.4f79918c96441p-1, 0x1.181b4928a4bb0p-3, 0x1.ef49b89a9a9c0p-6, 0x1.646ae6e418ae3p-7),
+      math_detail::pick4(piece, -0x1.5891e03a47e2cp-1, -0x1.5593614f35e5bp-4, -0x1.98ac08e32b219p-7,
+                         -0x1.95b11573d57f2p-9),
+      math_detail::pick4(piece, 0x1.782f325617858p-1, 0x1.bd90f098634c5p-5, 0x1.6f713bc938cb1p-8,
+                         0x1.f7e461610ddcep-11),
+      math_detail::pick4(piece, -0x1.a9f0507446a32p-1, -0x1.2e86e8e4f2a09p-5, -0x1.5befb4e3a3842p-9,
+                         -0x1.4a5d12d4c6451p-12),
+      math_detail::pick4(piece, 0x1.ee2877e0efa0ep-1, 0x1.a5c990ae1db10p-6, 0x1.54d0dc1b00ec1p-10,
+                         0x1.c135f7f93903ep-14),
+      math_detail::pick4(piece, -0x1.23bd0667054c0p+0, -0x1.2b8895c547660p-6, -0x1.55c7a49bd5447p-11,
+                         -0x1.3957bec615d60p-15),
+      math_detail::pick4(piece, 0x1.5d2012280fb88p+0, 0x1.af5408b98dd31p-7, 0x1.5ca7de176ce21p-12,
+                         0x1.bd7628a8509b3p-17),
+      math_detail::pick4(piece, -0x1.a645dd657c257p+0, -0x1.39e38f8543df1p-7, -0x1.684c004597989p-13,
+                         -0x1.4135e37c454f6p-18),
+      math_detail::pick4(piece, 0x1.019aad262594ep+1, 0x1.ccc6bb2dac27fp-8, 0x1.781b0230166ebp-14,
+                         0x1.d46f6ed4445d2p-20),
+      math_detail::pick4(piece, -0x1.3ca0bc0525fe6p+1, -0x1.549765f6ff25ep-8, -0x1.8bce17d8c2564p-15,
+                         -0x1.58a0e840c0652p-21),
+      math_detail::pick4(piece, 0x1.878627bba92e2p+1, 0x1.fa7fce85942d9p-9, 0x1.a352dde270965p-16,
+                         0x1.fec8599a4d212p-23),
+      math_detail::pick4(piece, -0x1.e56f770484d9ap+1, -0x1.7a830a565bc92p-9, -0x1.bebb2138f90fep-17,
+                         -0x1.7ccbe41ce6176p-24),
+      math_detail::pick4(piece, 0x1.2f16646abd6c4p+2, 0x1.1c1e20daa1c26p-9, 0x1.de34dc8a14962p-18,
+                         0x1.1d578101a20cfp-25),
+      math_detail::pick4(piece, -0x1.8821d31257aacp+2, -0x1.ac9baca8a61dbp-10, -0x1.010a220e278cep-18,
+                         -0x1.adece2e70b43bp-27),
+      math_detail::pick4(piece, 0x1.eda81d25f00a7p+2, 0x1.44108c6799632p-10, 0x1.1549b51a54a7ep-19,
+                         0x1.44c697fe68329p-28),
+      math_detail::pick4(piece, -0x1.ded043372c132p+2, -0x1.e11707b439cfap-11, -0x1.2a97c33094629p-20,
+                         -0x1.e1db363817cc0p-30),
+      math_detail::pick4(piece, 0x1.2e381ebfbcbc9p+3, 0x1.6dc4a226091acp-11, 0x1.440d0011eb956p-21,
+                         0x1.6e2f296f1b688p-31),
+      math_detail::pick4(piece, -0x1.b2c6ad96c3a5fp+4, -0x1.5d152dd8fdfc9p-11, -0x1.88dcaa45f15dfp-22,
+                         -0x1.5d55cd821aeecp-32),
+      math_detail::pick4(piece, 0x1.152e091b1d05dp+5, 0x1.0ae938e1651a9p-11, 0x1.aca2732b0b652p-23,
+                         0x1.0b0c7f09833a0p-33));
+  return math_detail::horner2_dd(u, c0, c1, rest);
 }
 
 RSMC_MATH_FUNCTION double lgamma_piece_centre(double piece) {
-  return detail::pick4(piece, -0x1.0000000000000p-2, 0x1.0000000000000p-2, -0x1.0000000000000p-2, 0x1.0000000000000p-1);
+  return math_detail::pick4(piece, -0x1.0000000000000p-2, 0x1.0000000000000p-2, -0x1.0000000000000p-2,
+                            0x1.0000000000000p-1);
 }
 
 }  // namespace rsmc::math::coefficients

@@ -20,7 +20,7 @@
 
 namespace rsmc::math {
 
-namespace detail {
+namespace math_detail {
 
 // e^(x + xlo) = 2^k e^r, e^r - 1 = r + small, |r| <= ln 2 / 2 (a little more after rounding);
 // needs |x| < 2^11 ln 2 and |xlo| <= ulp(x). `small` = r^2 Q(r) plus the rounding error of r.
@@ -129,45 +129,45 @@ RSMC_MATH_FUNCTION DoubleDouble log_dd(double x) {
   return {regular ? sum.hi : log_special(x), regular ? sum.lo : 0.0};
 }
 
-}  // namespace detail
+}  // namespace math_detail
 
 // e^x. Domain: every double. Overflows to +inf for x > 709.78, rounds through the subnormals to
 // +0 for x < -745.13; exp(+-inf) = +inf, +0; NaN gives NaN.
-RSMC_MATH_FUNCTION double exp(double x) { return detail::exp_dd(x, 0.0); }
+RSMC_MATH_FUNCTION double exp(double x) { return math_detail::exp_dd(x, 0.0); }
 
 // e^x - 1, accurate near 0. Domain: every double. -1 for x < -37.4 (rounded), +inf for x > 709.78;
 // expm1(+-0) = +-0, expm1(-inf) = -1, expm1(+inf) = +inf, NaN gives NaN.
 RSMC_MATH_FUNCTION double expm1(double x) {
-  double xc = x > detail::kExpOverflowArgument ? detail::kExpOverflowArgument : x;
+  double xc = x > math_detail::kExpOverflowArgument ? math_detail::kExpOverflowArgument : x;
   xc = xc < -40.0 ? -40.0 : xc;  // e^-40 < 2^-57: the result is -1 after rounding
-  const detail::ExpReduced e = detail::exp_reduce(xc, 0.0);
+  const math_detail::ExpReduced e = math_detail::exp_reduce(xc, 0.0);
   // e^x - 1 = 2^k (1 - 2^-k + e^r - 1). 1 - 2^-k is exact for k <= 53; above, 1 and -2^-k go
   // separately (-2^-k joins the small terms; beyond 2^-100 it no longer matters).
-  const double two_to_minus_k = detail::pow2(detail::mul(-1.0, e.k < 100.0 ? e.k : 100.0));
+  const double two_to_minus_k = math_detail::pow2(math_detail::mul(-1.0, e.k < 100.0 ? e.k : 100.0));
   const bool split_one = e.k > 53.0;
-  const double one_minus = split_one ? 1.0 : detail::sub(1.0, two_to_minus_k);
-  const detail::ExpReduced shifted = {e.k, e.r, split_one ? detail::sub(e.small, two_to_minus_k) : e.small};
-  const double y = detail::scale_by_pow2(detail::add_expm1(one_minus, shifted), e.k);
+  const double one_minus = split_one ? 1.0 : math_detail::sub(1.0, two_to_minus_k);
+  const math_detail::ExpReduced shifted = {e.k, e.r, split_one ? math_detail::sub(e.small, two_to_minus_k) : e.small};
+  const double y = math_detail::scale_by_pow2(math_detail::add_expm1(one_minus, shifted), e.k);
   return x == 0.0 ? x : y;
 }
 
 // Natural logarithm. Domain: x > 0, subnormals included. log(+-0) = -inf, log(+inf) = +inf,
 // log(x < 0) = NaN, NaN gives NaN; log(1) = +0.
 RSMC_MATH_FUNCTION double log(double x) {
-  const detail::LogReduced r = detail::log_reduce(x);
-  const double y = detail::log_core(r.e, r.f, 0.0);
-  return x > 0.0 && x < detail::kInf ? y : detail::log_special(x);
+  const math_detail::LogReduced r = math_detail::log_reduce(x);
+  const double y = math_detail::log_core(r.e, r.f, 0.0);
+  return x > 0.0 && x < math_detail::kInf ? y : math_detail::log_special(x);
 }
 
 // log(1 + x), accurate near 0. Domain: x > -1. log1p(-1) = -inf, log1p(x < -1) = NaN,
 // log1p(+inf) = +inf, log1p(+-0) = +-0, NaN gives NaN.
 // 1 + x is rounded to u and the rounding error e (exact, by TwoSum) enters as log(u) + e / u.
 RSMC_MATH_FUNCTION double log1p(double x) {
-  const detail::DoubleDouble u = detail::two_sum(1.0, x);
-  const detail::LogReduced r = detail::log_reduce(u.hi);
-  const double y = detail::log_core(r.e, r.f, u.lo / u.hi);
-  const double special = x == -1.0 ? -detail::kInf : (x < -1.0 ? detail::kNaN : detail::add(x, x));
-  const double regular = x > -1.0 && x < detail::kInf ? y : special;
+  const math_detail::DoubleDouble u = math_detail::two_sum(1.0, x);
+  const math_detail::LogReduced r = math_detail::log_reduce(u.hi);
+  const double y = math_detail::log_core(r.e, r.f, u.lo / u.hi);
+  const double special = x == -1.0 ? -math_detail::kInf : (x < -1.0 ? math_detail::kNaN : math_detail::add(x, x));
+  const double regular = x > -1.0 && x < math_detail::kInf ? y : special;
   return x == 0.0 ? x : regular;
 }
 

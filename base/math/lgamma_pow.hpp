@@ -19,7 +19,7 @@
 
 namespace rsmc::math {
 
-namespace detail {
+namespace math_detail {
 
 // (x - 1)(x - 2)...(x - k) and k for x in [3, 8), k = number of integers i in 1..5 with x >= 2 + i;
 // 1 and 0 below 3. The factors are exact; the product is rounded k - 1 times.
@@ -56,14 +56,14 @@ RSMC_MATH_FUNCTION double lgamma_stirling(double x, DoubleDouble log_x) {
   return add(mul(p.hi, scale), small);
 }
 
-}  // namespace detail
+}  // namespace math_detail
 
 // log |Gamma(x)| for x > 0. Domain: x >= 0, subnormals included. lgamma(+-0) = +inf,
 // lgamma(+inf) = +inf, overflows to +inf above about 2.5e305; lgamma(1) = lgamma(2) = +0.
 // x < 0 gives NaN (unlike libm, which returns log|Gamma(x)| there: no rsmc caller needs it), NaN
 // gives NaN.
 RSMC_MATH_FUNCTION double lgamma(double x) {
-  using namespace detail;
+  using namespace math_detail;
   const LgammaShift shift = lgamma_shift(x);
   const double z = sub(x, shift.k);  // exact: z in [2, 3) for x in [2, 8)
   // Piece index and t (the exact factor that vanishes at the zeros 1 and 2).
@@ -89,7 +89,7 @@ RSMC_MATH_FUNCTION double lgamma(double x) {
 // overflow to +inf, underflow through the subnormals to +0. x < 0 gives NaN (unlike libm, which
 // returns +-|x|^y for integer y: no rsmc caller needs it; -0 counts as +0); other NaN gives NaN.
 RSMC_MATH_FUNCTION double pow(double x, double y) {
-  using namespace detail;
+  using namespace math_detail;
   const DoubleDouble log_x = log_dd(x);  // -inf at -0 as at +0
   const double plain = mul(y, log_x.hi);
   // y log x as hi + lo while |y log x| < 1000 (beyond, exp is 0 or inf anyway and the split in

@@ -22,7 +22,7 @@ struct SinCos {
   double cos;
 };
 
-namespace detail {
+namespace math_detail {
 
 // sin and cos of th + tl for |th| <= pi/4 (a little beyond is harmless) and |tl| <= ulp(th).
 // sin = th + (th z S(z) + tl cos th), cos = 1 - z/2 + z^2 C(z) - th tl, z = th^2; cos t is rounded
@@ -77,7 +77,7 @@ RSMC_MATH_FUNCTION SinCos sincos_radians(double x) {
   return {in_domain ? (x == 0.0 ? x : v.sin) : kNaN, in_domain ? v.cos : kNaN};
 }
 
-}  // namespace detail
+}  // namespace math_detail
 
 // (sin 2 pi u, cos 2 pi u). Domain: every finite u (the reduction is exact for all of them; for
 // |u| >= 2^52, u is an integer and the result is (+-0, 1)). Exact zeros are signed as IEEE 754's
@@ -85,23 +85,23 @@ RSMC_MATH_FUNCTION SinCos sincos_radians(double x) {
 // cos is +0 at quarter points. +-inf and NaN give (NaN, NaN).
 RSMC_MATH_FUNCTION SinCos sincos_2pi(double u) {
   namespace c = coefficients;
-  using detail::add;
-  using detail::mul;
-  using detail::sub;
+  using math_detail::add;
+  using math_detail::mul;
+  using math_detail::sub;
   // n = an integer with |u - n| <= 1: round(u) for |u| < 2^51, beyond that the shifter's rounding
   // to a multiple of 2 (u is a multiple of 1/2 there); the shifter's sign keeps u + shifter at
   // least 2^52 in magnitude, where the rounding is to an integer.
-  const double shifter = u < 0.0 ? -detail::kRoundShifter : detail::kRoundShifter;
+  const double shifter = u < 0.0 ? -math_detail::kRoundShifter : math_detail::kRoundShifter;
   const double v = sub(u, sub(add(u, shifter), shifter));  // exact, |v| <= 1
-  const double q = detail::round_to_integer(mul(4.0, v));
+  const double q = math_detail::round_to_integer(mul(4.0, v));
   const double t = sub(v, mul(0.25, q));  // exact, |t| <= 1/8
   // For |t| < 2^-900 (u itself tiny) the parts of the exact product 2 pi t would underflow, so t is
   // scaled by 2^200 (exactly) and sin t by 2^-200 after the kernel: one rounding, into the subnormals if due.
   const bool tiny = t > -0x1p-900 && t < 0x1p-900;
   const double ts = tiny ? mul(t, 0x1p200) : t;
-  const detail::DoubleDouble theta = detail::two_prod(ts, c::kTwoPiHi);
-  const SinCos k = detail::sincos_kernel(theta.hi, add(theta.lo, mul(ts, c::kTwoPiLo)));
-  const SinCos r = detail::rotate({tiny ? mul(k.sin, 0x1p-200) : k.sin, k.cos}, detail::quadrant(q));
+  const math_detail::DoubleDouble theta = math_detail::two_prod(ts, c::kTwoPiHi);
+  const SinCos k = math_detail::sincos_kernel(theta.hi, add(theta.lo, mul(ts, c::kTwoPiLo)));
+  const SinCos r = math_detail::rotate({tiny ? mul(k.sin, 0x1p-200) : k.sin, k.cos}, math_detail::quadrant(q));
   return {r.sin == 0.0 ? mul(u, 0.0) : r.sin, add(r.cos, 0.0)};
 }
 
@@ -112,8 +112,8 @@ RSMC_MATH_FUNCTION double cos_2pi(double u) { return sincos_2pi(u).cos; }
 // modulo pi/2 is accurate. Outside it (and for +-inf, NaN) the result is NaN: an argument that
 // large has lost its meaning as an angle, and NaN is easier to notice than a wrong value.
 // sin(+-0) = +-0, cos(+-0) = 1.
-RSMC_MATH_FUNCTION SinCos sincos(double x) { return detail::sincos_radians(x); }
-RSMC_MATH_FUNCTION double sin(double x) { return detail::sincos_radians(x).sin; }
-RSMC_MATH_FUNCTION double cos(double x) { return detail::sincos_radians(x).cos; }
+RSMC_MATH_FUNCTION SinCos sincos(double x) { return math_detail::sincos_radians(x); }
+RSMC_MATH_FUNCTION double sin(double x) { return math_detail::sincos_radians(x).sin; }
+RSMC_MATH_FUNCTION double cos(double x) { return math_detail::sincos_radians(x).cos; }
 
 }  // namespace rsmc::math

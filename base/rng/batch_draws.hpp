@@ -25,7 +25,7 @@ namespace rsmc::rng {
 // Particles per SIMD Philox call: 4 AVX2 vectors (2 AVX-512) in flight.
 constexpr std::uint32_t kBatchDrawGroup = 16;
 
-namespace detail {
+namespace rng_detail {
 
 #if defined(RSMC_PHILOX_SIMD)
 typedef double PhiloxDoubles __attribute__((vector_size(8 * kPhiloxVectorLanes)));
@@ -81,7 +81,7 @@ RSMC_HOST_DEVICE void normal_uniforms(StreamKey key, std::uint32_t step, std::ui
 #endif
 }
 
-}  // namespace detail
+}  // namespace rng_detail
 
 // z[(2 j + h) lanes + l] = normal number 2 j + h (h = 0, 1) of the stream (key, step, first_id + l),
 // for pairs j < pairs and lanes l < count rounded up to kBatchDrawGroup (the lanes past count get
@@ -92,7 +92,7 @@ RSMC_HOST_DEVICE void generate_normals(StreamKey key, std::uint32_t step, std::u
   for (std::uint32_t j = 0; j < pairs; ++j) {
     double* first = z + 2 * j * lanes;
     double* second = first + lanes;
-    detail::normal_uniforms(key, step, first_id, count, j, first, second);
+    rng_detail::normal_uniforms(key, step, first_id, count, j, first, second);
     for (std::uint32_t l = 0; l < rounded; ++l) {  // Box-Muller in place, as normal_pair_of
       const NormalPair p = box_muller(first[l], second[l]);
       first[l] = p.first;

@@ -87,7 +87,7 @@ class CounterStream {
 
   // Unbiased integer in [0, n) for n >= 1: Lemire's multiply-and-reject on next_u64(), as
   // Stream::integer (the same values for the same words).
-  RSMC_VECTOR_INLINE std::uint64_t integer(std::uint64_t n) { return detail::lemire_integer(*this, n); }
+  RSMC_VECTOR_INLINE std::uint64_t integer(std::uint64_t n) { return rng_detail::lemire_integer(*this, n); }
 
  private:
   struct Half {

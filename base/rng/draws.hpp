@@ -72,7 +72,7 @@ RSMC_VECTOR_INLINE Block draw_block(StreamKey key, std::uint32_t step, std::uint
                        static_cast<std::uint32_t>(global_id >> 32), key.k0, key.k1);
 }
 
-namespace detail {
+namespace rng_detail {
 
 RSMC_VECTOR_INLINE double double_from_bits(std::uint64_t u) {
   double x;
@@ -93,25 +93,25 @@ RSMC_VECTOR_INLINE double scaled53(std::uint64_t a, std::uint64_t b) {
   return exact_double(a) * 0x1p-27 + exact_double(b) * 0x1p-53;
 }
 
-}  // namespace detail
+}  // namespace rng_detail
 
 // m 2^-53 in [0, 1).
 RSMC_VECTOR_INLINE double unit_closed_open(std::uint32_t lo, std::uint32_t hi) {
-  const std::uint64_t m = detail::bits53(lo, hi);
-  return detail::scaled53(m >> 26, m & ((std::uint64_t{1} << 26) - 1));
+  const std::uint64_t m = rng_detail::bits53(lo, hi);
+  return rng_detail::scaled53(m >> 26, m & ((std::uint64_t{1} << 26) - 1));
 }
 
 // (m + 1) 2^-53 in (0, 1].
 RSMC_VECTOR_INLINE double unit_open_closed(std::uint32_t lo, std::uint32_t hi) {
-  const std::uint64_t m = detail::bits53(lo, hi);
-  return detail::scaled53(m >> 26, (m & ((std::uint64_t{1} << 26) - 1)) + 1);
+  const std::uint64_t m = rng_detail::bits53(lo, hi);
+  return rng_detail::scaled53(m >> 26, (m & ((std::uint64_t{1} << 26) - 1)) + 1);
 }
 
 // (2 m' + 1) 2^-53 in (0, 1), m' = the top 52 of the 53 bits: (1 + m' 2^-52) - (1 - 2^-53), one
 // exact subtraction (Sterbenz: both operands lie in [1/2, 2]).
 RSMC_VECTOR_INLINE double unit_open(std::uint32_t lo, std::uint32_t hi) {
-  const std::uint64_t m52 = detail::bits53(lo, hi) >> 1;
-  return detail::double_from_bits(0x3ff0000000000000ull | m52) - (1.0 - 0x1p-53);
+  const std::uint64_t m52 = rng_detail::bits53(lo, hi) >> 1;
+  return rng_detail::double_from_bits(0x3ff0000000000000ull | m52) - (1.0 - 0x1p-53);
 }
 
 // -log u, u in (0, 1]: [0, 36.74]; +0 (not -0) at u = 1.

@@ -39,7 +39,7 @@ struct Block {
   std::uint32_t v[4];
 };
 
-namespace detail {
+namespace rng_detail {
 
 RSMC_VECTOR_INLINE std::uint32_t mul_hi32(std::uint32_t a, std::uint32_t b) {
   return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
@@ -56,20 +56,20 @@ RSMC_VECTOR_INLINE void philox_round(std::uint32_t& x0, std::uint32_t& x1, std::
   x3 = lo0;
 }
 
-}  // namespace detail
+}  // namespace rng_detail
 
 // Philox4x32-10 of counter (c0, c1, c2, c3) under key (k0, k1).
 RSMC_VECTOR_INLINE Block philox4x32_10(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
                                        std::uint32_t k0, std::uint32_t k1) {
   for (int r = 0; r < kPhiloxRounds; ++r) {
-    detail::philox_round(c0, c1, c2, c3, k0, k1);
+    rng_detail::philox_round(c0, c1, c2, c3, k0, k1);
     k0 += kPhiloxW0;  // the key after the last round is never used
     k1 += kPhiloxW1;
   }
   return Block{{c0, c1, c2, c3}};
 }
 
-namespace detail {
+namespace rng_detail {
 
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(__i386__))
 #define RSMC_PHILOX_SIMD 1
@@ -119,29 +119,29 @@ inline void philox_vectors(PhiloxVector (&x0)[V], PhiloxVector (&x1)[V], PhiloxV
 }
 #endif
 
-}  // namespace detail
+}  // namespace rng_detail
 
 // L counters at once under one key: ctr[w][l] is word w of lane l's counter, out[w][l] word w of its
 // output (out may be ctr). Lane l's output is philox4x32_10 of lane l's counter, bit for bit, on
-// every target: on x86 (GCC, Clang) through detail::philox_vectors, L / kPhiloxVectorLanes vectors
+// every target: on x86 (GCC, Clang) through rng_detail::philox_vectors, L / kPhiloxVectorLanes vectors
 // interleaved (L must then be a multiple of 8); elsewhere (CUDA, other compilers) lane by lane.
 template <int L>
 RSMC_VECTOR_INLINE void philox4x32_10_lanes(const std::uint32_t (&ctr)[4][L], std::uint32_t k0, std::uint32_t k1,
                                             std::uint32_t (&out)[4][L]) {
 #if defined(RSMC_PHILOX_SIMD)
   static_assert(L % 8 == 0, "philox4x32_10_lanes: L must be a multiple of 8 (the widest vector)");
-  constexpr int W = detail::kPhiloxVectorLanes, V = L / W;
-  detail::PhiloxVector x[4][V];
+  constexpr int W = rng_detail::kPhiloxVectorLanes, V = L / W;
+  rng_detail::PhiloxVector x[4][V];
   for (int w = 0; w < 4; ++w)
     for (int v = 0; v < V; ++v) {
-      detail::PhiloxWords words;
+      rng_detail::PhiloxWords words;
       __builtin_memcpy(&words, &ctr[w][v * W], sizeof words);
-      x[w][v] = __builtin_convertvector(words, detail::PhiloxVector);
+      x[w][v] = __builtin_convertvector(words, rng_detail::PhiloxVector);
     }
-  detail::philox_vectors<V>(x[0], x[1], x[2], x[3], k0, k1);
+  rng_detail::philox_vectors<V>(x[0], x[1], x[2], x[3], k0, k1);
   for (int w = 0; w < 4; ++w)
     for (int v = 0; v < V; ++v) {
-      const detail::PhiloxWords words = __builtin_convertvector(x[w][v], detail::PhiloxWords);
+      const rng_detail::PhiloxWords words = __builtin_convertvector(x[w][v], rng_detail::PhiloxWords);
       __builtin_memcpy(&out[w][v * W], &words, sizeof words);
     }
 #else

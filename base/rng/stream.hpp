@@ -102,7 +102,7 @@ RSMC_HOST_DEVICE Block block(std::uint64_t seed, Purpose purpose, std::uint32_t 
   return b;
 }
 
-namespace detail {
+namespace rng_detail {
 
 // The high 64 bits of the 128-bit product a * b.
 RSMC_HOST_DEVICE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) {
@@ -133,7 +133,7 @@ RSMC_HOST_DEVICE std::uint64_t lemire_integer(Words& s, std::uint64_t n) {
   return mul_hi64(x, n);
 }
 
-}  // namespace detail
+}  // namespace rng_detail
 
 // The draws of one (seed, purpose, step, global id), consumed in order.
 //
@@ -197,8 +197,8 @@ class Stream {
   // Exp(1) = -log(uniform()); finite and strictly positive because uniform() is in (0, 1).
   RSMC_HOST_DEVICE double exponential() { return -log(uniform()); }
 
-  // Unbiased integer in [0, n) for n >= 1: detail::lemire_integer on next_u64().
-  RSMC_HOST_DEVICE std::uint64_t integer(std::uint64_t n) { return detail::lemire_integer(*this, n); }
+  // Unbiased integer in [0, n) for n >= 1: rng_detail::lemire_integer on next_u64().
+  RSMC_HOST_DEVICE std::uint64_t integer(std::uint64_t n) { return rng_detail::lemire_integer(*this, n); }
 
   // How many Philox blocks this stream has generated so far (including a partly consumed one).
   RSMC_HOST_DEVICE std::uint32_t blocks_used() const { return ctr_.v[0]; }

@@ -6,7 +6,7 @@ extern "C" {
 static int rsmc_cached_reduction_free(MPI_Comm comm, int keyval, void* attr, void* extra);
 }
 
-namespace rsmc::exact::detail {
+namespace rsmc::exact::merge_allreduce_detail {
 
 void CachedReduction::get(MPI_Datatype* type, MPI_Op* op) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -32,9 +32,9 @@ void CachedReduction::release() {
   created_ = false;
 }
 
-}  // namespace rsmc::exact::detail
+}  // namespace rsmc::exact::merge_allreduce_detail
 
 static int rsmc_cached_reduction_free(MPI_Comm /*comm*/, int /*keyval*/, void* attr, void* /*extra*/) {
-  static_cast<rsmc::exact::detail::CachedReduction*>(attr)->release();
+  static_cast<rsmc::exact::merge_allreduce_detail::CachedReduction*>(attr)->release();
   return MPI_SUCCESS;
 }

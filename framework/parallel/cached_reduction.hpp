@@ -15,7 +15,7 @@
 
 #include "framework/parallel/mpi.hpp"
 
-namespace rsmc::exact::detail {
+namespace rsmc::exact::merge_allreduce_detail {
 
 class CachedReduction {
  public:
@@ -47,4 +47,4 @@ class CachedReduction {
   int keyval_ = MPI_KEYVAL_INVALID;
 };
 
-}  // namespace rsmc::exact::detail
+}  // namespace rsmc::exact::merge_allreduce_detail

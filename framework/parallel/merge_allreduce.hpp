@@ -13,7 +13,7 @@
 #include "framework/parallel/cached_reduction.hpp"
 #include "framework/parallel/mpi.hpp"
 
-namespace rsmc::exact::detail {
+namespace rsmc::exact::merge_allreduce_detail {
 
 // Throws std::runtime_error("<function>: <what> failed: <MPI's message>") unless rc == MPI_SUCCESS.
 inline void throw_unless_success(const char* function, int rc, const char* what) {
@@ -67,4 +67,4 @@ void allreduce_merged(T* values, int count, MPI_Comm comm, const char* function,
   throw_unless_success(function, MPI_Allreduce(MPI_IN_PLACE, values, count, type, op, comm), "MPI_Allreduce");
 }
 
-}  // namespace rsmc::exact::detail
+}  // namespace rsmc::exact::merge_allreduce_detail

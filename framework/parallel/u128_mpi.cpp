@@ -39,7 +39,7 @@ u128 from_words(const Words& w) { return (static_cast<u128>(w.hi) << 64) | w.lo;
 }  // namespace
 
 ScanTotal exclusive_scan_total(u128 local, MPI_Comm comm) {
-  static detail::CachedReduction u128_sum(2, MPI_UINT64_T, &rsmc_u128_sum_op, &check);
+  static merge_allreduce_detail::CachedReduction u128_sum(2, MPI_UINT64_T, &rsmc_u128_sum_op, &check);
   MPI_Datatype type;
   MPI_Op op;
   u128_sum.get(&type, &op);

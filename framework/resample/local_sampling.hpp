@@ -75,7 +75,6 @@ template <class Weight, class Generate>
 void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, Generate&& generate,
                             std::vector<std::uint64_t>& counts) {
   using exact::u128;
-  namespace detail = local_sampling_detail;
   const std::size_t n = w.size();
   if (counts.size() != n) throw Error("internal error: offspring counts and weights differ in length");
   switch (sampler) {
@@ -88,7 +87,7 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
       u128 cumulative = n > 0 ? u128(w[0]) : u128(0);
       generate([&](u128 point) {
         while (cumulative <= point) {
-          if (++i >= n) detail::past_the_end(sampler);
+          if (++i >= n) local_sampling_detail::past_the_end(sampler);
           cumulative += w[i];
         }
         ++counts[i];
@@ -97,9 +96,9 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
     }
     case LocalSampler::forest:
       if (n < (std::size_t(1) << 31))
-        detail::forest_counts<std::uint32_t>(w, generate, counts);
+        local_sampling_detail::forest_counts<std::uint32_t>(w, generate, counts);
       else
-        detail::forest_counts<std::uint64_t>(w, generate, counts);
+        local_sampling_detail::forest_counts<std::uint64_t>(w, generate, counts);
       return;
     case LocalSampler::butterfly: {  // every lane holds the same distribution; points go in rounds of W
       constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
@@ -119,7 +118,7 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
         for (unsigned r = filled; r < W; ++r) lane_points[r] = 0;  // idle lanes; their draws are dropped
         table.search(lane_points, lane_index);
         for (unsigned r = 0; r < filled; ++r) {
-          if (lane_index[r] >= n) detail::past_the_end(sampler);
+          if (lane_index[r] >= n) local_sampling_detail::past_the_end(sampler);
           ++counts[lane_index[r]];
         }
         filled = 0;

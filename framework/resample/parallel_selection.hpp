@@ -492,28 +492,28 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
                                                const ParallelSelectionInputs<typename ExecutionSpace::memory_space>& in,
                                                RankScan&& rank_scan, ParallelSelectionWorkspace<ExecutionSpace>& ws,
                                                const ParallelSelectionOptions& options = {}) {
-  namespace detail = parallel_selection_detail;
   const std::uint64_t n = in.fixed_weights.extent(0);
-  detail::check_inputs(in.scheme, in.sampler, in.wheel, in.samples, in.seed, n);
+  parallel_selection_detail::check_inputs(in.scheme, in.sampler, in.wheel, in.samples, in.seed, n);
   // Alias hook: the alias sampler keeps the scheme's per-rank offspring count (first_id and
   // offspring as computed below) and draws the ancestors from an alias table (kernels/alias);
   // check_inputs rejects it until that is wired in here.
-  const std::uint64_t chunk = detail::chunk_size<ExecutionSpace>(options.chunk);
+  const std::uint64_t chunk = parallel_selection_detail::chunk_size<ExecutionSpace>(options.chunk);
   if (options.wheel_scanned &&
       !(ws.scanned.weights == in.fixed_weights.data() && ws.scanned.particles == n && ws.scanned.chunk == chunk))
     throw Error(
         "internal error: the selection was told the wheel is scanned, but fixed_weights_and_wheel ran on "
         "other weights or another chunk size");
-  const std::uint64_t nchunks = detail::prepare(ws, n, chunk, in.scheme == Scheme::residual);
+  const std::uint64_t nchunks = parallel_selection_detail::prepare(ws, n, chunk, in.scheme == Scheme::residual);
   Kokkos::deep_copy(exec, ws.error, 0);
-  detail::Run<ExecutionSpace> run{exec,
-                                  in,
-                                  ws,
-                                  options,
-                                  detail::resolve_path<ExecutionSpace>(options.path, in.sampler),
-                                  selection_kernels::Chunks{chunk, n},
-                                  nchunks,
-                                  ws.error.data()};
+  parallel_selection_detail::Run<ExecutionSpace> run{
+      exec,
+      in,
+      ws,
+      options,
+      parallel_selection_detail::resolve_path<ExecutionSpace>(options.path, in.sampler),
+      selection_kernels::Chunks{chunk, n},
+      nchunks,
+      ws.error.data()};
   SelectionShareResult share;
   switch (in.scheme) {
     case Scheme::systematic:
@@ -532,7 +532,7 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
   exec.fence();
   int error = 0;
   Kokkos::deep_copy(error, ws.error);
-  if (error != 0) detail::report_kernel_error(error);
+  if (error != 0) parallel_selection_detail::report_kernel_error(error);
   return share;
 }
 
@@ -558,13 +558,12 @@ exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
                                     Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> fixed,
                                     ParallelSelectionWorkspace<ExecutionSpace>& ws,
                                     const ParallelSelectionOptions& options = {}) {
-  namespace detail = parallel_selection_detail;
   const std::uint64_t n = log_weight.extent(0);
   if (fixed.extent(0) < n || (exp_weight.extent(0) != 0 && exp_weight.extent(0) < n))
     throw Error("internal error: fixed_weights_and_wheel got buffers shorter than the " + std::to_string(n) +
                 " log-weights");
-  const std::uint64_t chunk = detail::chunk_size<ExecutionSpace>(options.chunk);
-  const std::uint64_t nchunks = detail::prepare(ws, n, chunk, false);
+  const std::uint64_t chunk = parallel_selection_detail::chunk_size<ExecutionSpace>(options.chunk);
+  const std::uint64_t nchunks = parallel_selection_detail::prepare(ws, n, chunk, false);
   const selection_kernels::Chunks chunks{chunk, n};
   const double* exps = exp_weight.extent(0) != 0 ? exp_weight.data() : nullptr;
   Kokkos::parallel_for("rsmc::select::fixed_weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks),

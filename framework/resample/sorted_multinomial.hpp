@@ -66,7 +66,7 @@ struct SortedMultinomialStats {
   unsigned max_depth = 0;           // deepest expanded node (root = 0)
 };
 
-namespace detail {
+namespace sorted_multinomial_detail {
 
 struct SortedMultinomialShape {
   std::uint64_t leaf_size = kSortedMultinomialLeafSize;
@@ -195,7 +195,7 @@ std::uint64_t sorted_multinomial_points_shaped(SortedMultinomialShape shape, std
   return descent.below();
 }
 
-}  // namespace detail
+}  // namespace sorted_multinomial_detail
 
 // Calls emit(point) (point: exact::u128) for every point of the multinomial draw of `samples` points
 // uniform on [0, total) that lies in [lo, hi), in increasing order (equal points repeated), and returns
@@ -206,8 +206,8 @@ template <class Emit>
 std::uint64_t sorted_multinomial_points(std::uint64_t seed, std::uint32_t step, std::uint64_t samples,
                                         exact::u128 total, exact::u128 lo, exact::u128 hi, Emit&& emit,
                                         SortedMultinomialStats* stats) {
-  return detail::sorted_multinomial_points_shaped(detail::SortedMultinomialShape{}, seed, step, samples, total, lo, hi,
-                                                  emit, stats);
+  return sorted_multinomial_detail::sorted_multinomial_points_shaped(
+      sorted_multinomial_detail::SortedMultinomialShape{}, seed, step, samples, total, lo, hi, emit, stats);
 }
 
 template <class Emit>

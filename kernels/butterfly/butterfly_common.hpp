@@ -75,7 +75,7 @@ struct is_exact_accumulator<u128> {
   static constexpr bool value = true;
 };
 
-namespace detail {
+namespace common_detail {
 
 RSMC_HOST_DEVICE std::uint32_t float_bits(float x) {
 #if defined(__CUDA_ARCH__)
@@ -99,7 +99,7 @@ RSMC_HOST_DEVICE float float_from_bits(std::uint32_t u) {
 
 // floor(u * 2^64-or-2^128-bounded total) for u in (0, 1): u = mant * 2^-shift exactly, shift >= 53.
 RSMC_HOST_DEVICE void split_unit(double u, std::uint64_t& mant, int& shift) {
-  const std::uint64_t bits = exact::detail::double_bits(u);
+  const std::uint64_t bits = exact::exact_detail::double_bits(u);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   const std::uint64_t frac = bits & ((std::uint64_t(1) << 52) - 1);
   if (biased == 0) {  // subnormal: frac * 2^-1074
@@ -123,7 +123,7 @@ RSMC_HOST_DEVICE u128 shift_right_low128(const exact::U256& x, unsigned s) {
   return (static_cast<u128>(hi) << 64) | lo;
 }
 
-}  // namespace detail
+}  // namespace common_detail
 
 // Whether a row total leaves anything to draw (false for zero and, in floating point, NaN).
 RSMC_HOST_DEVICE bool positive(float total) { return total > 0.0f; }
@@ -132,8 +132,10 @@ RSMC_HOST_DEVICE bool positive(std::uint64_t total) { return total != 0; }
 RSMC_HOST_DEVICE bool positive(u128 total) { return total != 0; }
 
 // The largest value of the type below x, for positive x (+inf gives the largest finite value).
-RSMC_HOST_DEVICE float below(float x) { return detail::float_from_bits(detail::float_bits(x) - 1u); }
-RSMC_HOST_DEVICE double below(double x) { return exact::detail::double_from_bits(exact::detail::double_bits(x) - 1u); }
+RSMC_HOST_DEVICE float below(float x) { return common_detail::float_from_bits(common_detail::float_bits(x) - 1u); }
+RSMC_HOST_DEVICE double below(double x) {
+  return exact::exact_detail::double_from_bits(exact::exact_detail::double_bits(x) - 1u);
+}
 RSMC_HOST_DEVICE std::uint64_t below(std::uint64_t x) { return x - 1; }
 RSMC_HOST_DEVICE u128 below(u128 x) { return x - 1; }
 
@@ -174,7 +176,7 @@ RSMC_HOST_DEVICE std::uint64_t scaled_point(double u, std::uint64_t total) {
   if (!(u < 1.0)) return total - 1;
   std::uint64_t mant;
   int shift;
-  detail::split_unit(u, mant, shift);
+  common_detail::split_unit(u, mant, shift);
   if (shift >= 128) return 0;
   return static_cast<std::uint64_t>((static_cast<u128>(mant) * total) >> shift);
 }
@@ -183,9 +185,9 @@ RSMC_HOST_DEVICE u128 scaled_point(double u, u128 total) {
   if (!(u < 1.0)) return total - 1;
   std::uint64_t mant;
   int shift;
-  detail::split_unit(u, mant, shift);
+  common_detail::split_unit(u, mant, shift);
   if (shift >= 256) return 0;
-  return detail::shift_right_low128(exact::mul_wide(mant, total), static_cast<unsigned>(shift));
+  return common_detail::shift_right_low128(exact::mul_wide(mant, total), static_cast<unsigned>(shift));
 }
 
 }  // namespace rsmc::kernels::butterfly

@@ -46,7 +46,7 @@ template <>
 struct KeyTraits<double> {
   using bits_type = std::uint64_t;
   static constexpr bool is_integer = false;
-  RSMC_HOST_DEVICE static bits_type bits(double x) { return exact::detail::double_bits(x); }
+  RSMC_HOST_DEVICE static bits_type bits(double x) { return exact::exact_detail::double_bits(x); }
 };
 
 template <>
@@ -96,7 +96,7 @@ struct GuideCells<K, false> {
   // of cell c never needs the interval that overlaps it from the left.
   RSMC_HOST_DEVICE bool starts_cell(double v, std::uint64_t c) const {
     if (!(v > 0.0)) return false;  // v = 0: negative keys also map to cell 0
-    const double below = exact::detail::double_from_bits(exact::detail::double_bits(v) - 1);
+    const double below = exact::exact_detail::double_from_bits(exact::exact_detail::double_bits(v) - 1);
     return (*this)(below) < c;
   }
 };

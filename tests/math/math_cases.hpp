@@ -34,7 +34,7 @@ struct Bits {
   std::uint64_t state;
   std::uint64_t next() { return state = mix(state); }
   double unit() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-  double uniform(double a, double b) { return math::detail::mul_add(b - a, unit(), a); }
+  double uniform(double a, double b) { return math::math_detail::mul_add(b - a, unit(), a); }
   // Log-uniform magnitude 2^e (1 + f), e uniform in [e0, e1), f uniform: every binade alike,
   // subnormals (e < -1022) rounded by ldexp.
   double log_uniform(int e0, int e1) {
@@ -58,7 +58,7 @@ constexpr double kPi = 3.14159265358979323846;
 // (j + 1/2) ln 2 + offset: next to a point where exp's reduction switches from k = j to j + 1.
 inline double near_half_ln2(Bits& b, int j0, int j1) {
   const double j = static_cast<double>(b.integer(j0, j1)) + 0.5;
-  return math::detail::mul_add(j, kLn2, b.sign() * b.log_uniform(-60, -20));
+  return math::math_detail::mul_add(j, kLn2, b.sign() * b.log_uniform(-60, -20));
 }
 
 // Doubles nearest to n pi/2 are where the reduction of sin/cos(x) cancels most: the accuracy test
@@ -150,8 +150,8 @@ inline Args pow_args(std::uint64_t i, Bits b) {
   if (r < 40) {  // any x > 0, y with |y log x| <= 745: results over the whole double range
     const double x = b.log_uniform(-1074, 1024);
     int e = 0;
-    const double m = std::frexp(x, &e);                                                 // x = m 2^e, m in [0.5, 1)
-    const double lx = math::detail::mul(static_cast<double>(e) + 2.0 * m - 2.0, kLn2);  // log x within 0.07
+    const double m = std::frexp(x, &e);                                                      // x = m 2^e, m in [0.5, 1)
+    const double lx = math::math_detail::mul(static_cast<double>(e) + 2.0 * m - 2.0, kLn2);  // log x within 0.07
     return {x, lx == 0.0 ? b.uniform(-10, 10) : b.uniform(-745.0, 709.0) / lx};
   }
   if (r < 60) return {b.unit(), 1.0 / b.log_uniform(-10, 0)};  // the gamma sampler: U^(1 / shape)

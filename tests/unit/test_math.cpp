@@ -347,5 +347,5 @@ TEST_CASE("this translation unit is compiled without floating-point contraction"
   volatile double va = 1.0 + 0x1p-30, vb = 1.0 - 0x1p-30, vc = -1.0;
   const double a = va, b = vb, c = vc;
   CHECK(a * b + c == 0.0);
-  CHECK(math::detail::mul_add(a, b, c) == 0.0);
+  CHECK(math::math_detail::mul_add(a, b, c) == 0.0);
 }

@@ -373,7 +373,7 @@ TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a sel
 }
 
 TEST_CASE("multinomial cursor and count_below reproduce sorted_multinomial_points", "[parallel_selection]") {
-  using Shape = rsmc::detail::SortedMultinomialShape;
+  using Shape = rsmc::sorted_multinomial_detail::SortedMultinomialShape;
   // Default shape, and small ones that reach the depth cap (oversized leaves drawn whole).
   const Shape shapes[] = {{32, 60}, {1, 0}, {4, 3}, {2, 61}, {32, 5}};
   rsmc::rng::Stream s(5, rsmc::rng::Purpose::model, 3, 0);
@@ -392,7 +392,7 @@ TEST_CASE("multinomial cursor and count_below reproduce sorted_multinomial_point
         const u128 b = ((u128(s.next_u64()) << 64) | s.next_u64()) % (total + 1);
         const u128 lo = a < b ? a : b, hi = a < b ? b : a;
         std::vector<u128> expected;
-        const std::uint64_t below = rsmc::detail::sorted_multinomial_points_shaped(
+        const std::uint64_t below = rsmc::sorted_multinomial_detail::sorted_multinomial_points_shaped(
             shape, tree.seed, tree.step, samples, total, lo, hi, [&](u128 x) { expected.push_back(x); }, nullptr);
         INFO("leaf " << shape.leaf_size << ", depth " << shape.max_depth << ", total " << rsmc::exact::to_string(total)
                      << ", [" << rsmc::exact::to_string(lo) << ", " << rsmc::exact::to_string(hi) << ")");

@@ -365,7 +365,7 @@ const std::vector<std::string> kShapes{"uniform",         "random",          "ze
 TEST_CASE("radix forest: the digest's failing example (m = 1, lower = [0, 7.07e-6, 0.6534])", "[kernels]") {
   // The paper's out-of-cell sentinel 1.0 is not a maximum distance under float-bit XOR: the
   // in-cell gap between 7.07e-6 and 0.6534 is farther than 0.6534 is from 1.0.
-  using rsmc::exact::detail::double_bits;
+  using rsmc::exact::exact_detail::double_bits;
   CHECK((double_bits(7.07e-6) ^ double_bits(0.6534)) > (double_bits(0.6534) ^ double_bits(1.0)));
   std::mt19937_64 gen(1);
   const Wheel<double> t{{0.0, 7.07e-6, 0.6534}, 1.0};

@@ -31,10 +31,10 @@ Draw collect(std::uint64_t seed, std::uint32_t step, std::uint64_t samples, u128
   return d;
 }
 
-Draw collect_shaped(rsmc::detail::SortedMultinomialShape shape, std::uint64_t seed, std::uint64_t samples, u128 total,
-                    u128 lo, u128 hi) {
+Draw collect_shaped(rsmc::sorted_multinomial_detail::SortedMultinomialShape shape, std::uint64_t seed,
+                    std::uint64_t samples, u128 total, u128 lo, u128 hi) {
   Draw d;
-  d.below = rsmc::detail::sorted_multinomial_points_shaped(
+  d.below = rsmc::sorted_multinomial_detail::sorted_multinomial_points_shaped(
       shape, seed, 0, samples, total, lo, hi, [&](u128 x) { d.points.push_back(x); }, nullptr);
   return d;
 }
@@ -151,7 +151,8 @@ TEST_CASE("sorted multinomial: the concatenation over any partition of the wheel
 TEST_CASE("sorted multinomial: small leaf sizes and depth caps keep the partition invariance", "[sorted_multinomial]") {
   // The default shape (leaf 32, depth 60) never reaches the depth cap with 64-bit sample counts in
   // practice; small shapes exercise it: big leaves drawn whole and sorted.
-  const std::vector<rsmc::detail::SortedMultinomialShape> shapes = {{1, 0}, {1, 61}, {4, 3}, {32, 5}, {2, 61}};
+  const std::vector<rsmc::sorted_multinomial_detail::SortedMultinomialShape> shapes = {
+      {1, 0}, {1, 61}, {4, 3}, {32, 5}, {2, 61}};
   std::mt19937_64 gen(7);
   for (const auto& shape : shapes) {
     for (const u128 total : {u128(1000), pow2(100) + 7, u128(3)}) {
