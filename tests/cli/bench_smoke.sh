@@ -17,6 +17,26 @@ assert {r["implementation"] for r in lines} == {"roulette", "roulette-algorithm1
 PY
 done
 
+# --balance-tolerance on 3 ranks, skewed weights (offspring far outside every band): the roulette
+# resamplers move exactly the band's exact minimum (bench/band_minimum.hpp), the baselines run at
+# tau = 0 only, and scripts/balance_table.py (which fails on a mismatch) turns the lines into its table.
+rsmc_np 3 bench resample --particles 3000 --repeats 2 --weights skewed --scheme systematic,multinomial \
+  --balance-tolerance 0,0.1 >"$WORK/balance.jsonl" || fail "bench resample --balance-tolerance"
+python3 - "$WORK/balance.jsonl" <<'PY' || fail "bench resample --balance-tolerance: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 4 * 2, len(lines)  # schemes x implementations x tolerances
+run = [r for r in lines if not r.get("skipped")]
+roulette = [r for r in run if r["implementation"].startswith("roulette")]
+assert len(roulette) == 2 + 2 + 1 + 1, roulette  # roulette: both schemes; algorithm1: multinomial; each tau
+assert all(r["particles_moved"] == r["band_minimum"] > 0 for r in roulette), roulette
+assert all(r["balance_tolerance"] == 0 for r in run if not r["implementation"].startswith("roulette")), run
+assert any(r["imbalance"] > 1.05 for r in roulette if r["balance_tolerance"] == 0.1), roulette
+PY
+python3 "$(dirname "$0")/../../scripts/balance_table.py" "$WORK/balance.jsonl" >"$WORK/balance.md" ||
+  fail "balance_table.py"
+grep -q "| skewed | roulette | systematic | 0.1 |" "$WORK/balance.md" || fail "balance_table.py: no row for tau = 0.1"
+
 # `rsmc bench select` on 1 and 3 ranks: one line per (N, scheme, sampler); it checks the parallel
 # selection against the serial one itself and fails if they differ.
 for p in 1 3; do
