@@ -169,4 +169,17 @@ assert len(lines) == 16, len(lines)  # 2 rank counts x 2 sizes x 4 implementatio
 big = [r for r in lines if r["ranks"] == 65536 and r["particles"] == 10**10 and r["impl"] == "scalable"][0]
 assert big["partners_max"] <= 8 and big["work_max"] < 10**10 // 1000, big
 PY
+rsmc_np 1 sim-scale --ranks 16 --particles 1e6 --balance-tolerance 0,0.05 --steps 3 >"$WORK/steps.jsonl" ||
+  fail "sim-scale --steps"
+python3 - "$WORK/steps.jsonl" <<'PY' || fail "sim-scale --steps: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 2 + 2, len(lines)
+for r in lines:
+    modelled = r["impl"] in ("scalable", "algorithm1")
+    assert r["steps"] == 3 and (r["model_step_seconds"] is not None) == modelled, r
+    if modelled:
+        assert abs(r["model_step_seconds"] - r["model_compute_seconds"] - r["model_comm_seconds"]) <= \
+            1e-9 * r["model_step_seconds"], r
+PY
 finish
