@@ -7,11 +7,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bench/band_minimum.hpp"
 #include "bench/bench_common.hpp"
 #include "bench/system_info.hpp"
 #include "bench/timed.hpp"
 #include "base/core/error.hpp"
 #include "framework/particles/block_distribution.hpp"
+#include "framework/particles/layout.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/allgather_resampler.hpp"
 #include "framework/resample/gather_root_resampler.hpp"
@@ -39,6 +42,7 @@ struct Plan {
   std::vector<std::uint64_t> state_bytes;
   std::vector<Scheme> schemes;
   std::vector<Resampler> implementations;
+  std::vector<double> tolerances;
   Weights weights = Weights::random;
   LocalSampler local_sampler = LocalSampler::search;
   int repeats = 5;
@@ -81,14 +85,25 @@ Plan make_plan(const ResampleBench& b, int ranks) {
   } else {
     throw Error("--weights: unknown weight pattern '" + b.weights + "'; expected random, equal or skewed");
   }
+  for (const auto& text : list_entries("--balance-tolerance", b.tolerances)) {
+    char* end = nullptr;
+    const double tau = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      throw Error("--balance-tolerance: '" + text + "' is not a number; expected a tolerance tau >= 0, e.g. 0.05");
+    BalanceOptions{tau, {}}.validate(ranks);  // throws naming --balance-tolerance
+    plan.tolerances.push_back(tau);
+  }
   plan.local_sampler = parse_local_sampler(b.local_sampler);
   plan.repeats = checked_repeats(b.repeats);
   plan.seed = checked_seed(b.seed);
   return plan;
 }
 
-// Why an implementation cannot run a scheme, or nullptr if it can.
-const char* skip_reason(Resampler r, Scheme s) {
+bool is_roulette(Resampler r) { return r == Resampler::roulette || r == Resampler::roulette_algorithm1; }
+
+// Why an implementation cannot run a scheme with tolerance tau, or nullptr if it can.
+const char* skip_reason(Resampler r, Scheme s, double tau) {
+  if (!is_roulette(r) && tau != 0.0) return "naive baseline: keeps the block distribution (tau = 0 only)";
   if (r == Resampler::roulette_algorithm1 && s != Scheme::multinomial)
     return "roulette-algorithm1 is the paper's Algorithm 1: multinomial selection only";
   if ((r == Resampler::allgather || r == Resampler::gather_root) && s != Scheme::systematic)
@@ -100,7 +115,7 @@ const char* skip_reason(Resampler r, Scheme s) {
 // a measured 0. allgather_resampler.cpp counts particles, bytes and messages only; gather-root does
 // not compute minimum_moves. Update here when they do.
 bool reports_max_partners(Resampler r) { return r != Resampler::allgather; }
-bool reports_minimum_moves(Resampler r) { return r == Resampler::roulette || r == Resampler::roulette_algorithm1; }
+bool reports_minimum_moves(Resampler r) { return is_roulette(r); }
 
 // Log-weight of global id `gid` out of `n` (deterministic, the same for any number of ranks).
 //   random  2 log(u), u uniform on (0, 1) from the stream (seed, initialise, step 0, gid)
@@ -119,9 +134,17 @@ double log_weight_of(Weights w, std::uint64_t seed, std::uint64_t gid, std::uint
   return 0.0;
 }
 
-ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<Space>& store,
-                            double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed,
-                            LocalSampler sampler, ResampleWorkspace<Space>& workspace) {
+// What one resampling reports: its traffic, and for the roulette resamplers the offspring count of
+// every rank (allgathered; empty for the baselines) and the layout it moved to.
+struct Outcome {
+  ResampleStats stats;
+  std::vector<std::uint64_t> held;
+  Layout layout{std::vector<std::uint64_t>{0, 0}};
+};
+
+Outcome resample_once(MPI_Comm comm, const LoadBand& band, const BlockDistribution& dist, ParticleStore<Space>& store,
+                      double max_log_weight, Scheme scheme, Resampler resampler, std::uint64_t seed,
+                      LocalSampler sampler, ResampleWorkspace<Space>& workspace) {
   // As the bootstrap filter calls them (framework/engine/bootstrap_filter.hpp), which keeps the
   // roulette resampler's workspace between steps (its exps are not given: computed here).
   switch (resampler) {
@@ -135,16 +158,42 @@ ResampleStats resample_once(MPI_Comm comm, const BlockDistribution& dist, Partic
       request.seed = seed;
       request.step = kStep;
       request.workspace = &workspace;
-      return resample_roulette(comm, dist, store, request);
+      Selection selection;
+      request.selection_out = &selection;
+      Outcome out;
+      out.layout = Layout(dist);
+      out.stats = resample_roulette(comm, band, out.layout, store, request);
+      out.held.resize(static_cast<std::size_t>(band.ranks()));
+      MPI_Allgather(&selection.offspring, 1, MPI_UINT64_T, out.held.data(), 1, MPI_UINT64_T, comm);
+      return out;
     }
     case Resampler::allgather:
     case Resampler::gather_root: {
       const double u = rng::Stream(seed, rng::Purpose::resample, kStep, 0).uniform();
-      return resampler == Resampler::allgather ? resample_allgather(comm, dist, store, max_log_weight, u)
-                                               : resample_gather_root(comm, dist, store, max_log_weight, u);
+      Outcome out;
+      out.layout = Layout(dist);
+      out.stats = resampler == Resampler::allgather ? resample_allgather(comm, dist, store, max_log_weight, u)
+                                                    : resample_gather_root(comm, dist, store, max_log_weight, u);
+      return out;
     }
   }
   throw Error("unknown resampler");
+}
+
+// The JSON fields of a resampling's traffic. For the roulette resamplers also: the band's exact
+// minimum (bench/band_minimum.hpp, independent of choose_layout), the any-layout bound for the
+// target counts, and the imbalance (max count / target) of the layout the particles moved to.
+std::string traffic_fields(Resampler resampler, const LoadBand& band, const Outcome& outcome) {
+  const ResampleStats& stats = outcome.stats;
+  const bool roulette = is_roulette(resampler);
+  auto count_or_null = [](bool known, std::uint64_t x) { return known ? std::to_string(x) : std::string("null"); };
+  return ",\"particles_moved\":" + std::to_string(stats.particles_moved) +
+         ",\"bytes_moved\":" + std::to_string(stats.bytes_moved) + ",\"messages\":" + std::to_string(stats.messages) +
+         ",\"max_partners\":" + count_or_null(reports_max_partners(resampler), stats.max_partners) +
+         ",\"minimum_moves\":" + count_or_null(reports_minimum_moves(resampler), stats.minimum_moves) +
+         ",\"band_minimum\":" + count_or_null(roulette, roulette ? dense_band_minimum(band, outcome.held) : 0) +
+         ",\"any_layout_bound\":" + count_or_null(roulette, roulette ? any_layout_bound(band, outcome.held) : 0) +
+         ",\"imbalance\":" + (roulette ? json_number(band.imbalance(outcome.layout)) : std::string("null"));
 }
 
 // After a resampling every particle's state must be a copy of some input particle's state
@@ -190,6 +239,11 @@ void ResampleBench::add_to(CLI::App& app) {
                  "all, or a comma list of roulette, roulette-algorithm1 (multinomial only), allgather and "
                  "gather-root (systematic only); other combinations are reported as skipped")
       ->type_name("NAME,...")
+      ->capture_default_str();
+  app.add_option("--balance-tolerance", tolerances,
+                 "Load tolerances tau of the layout the roulette resamplers move to (a comma list; one line per "
+                 "tau, with the band's exact minimum and the any-layout bound; the baselines run at tau = 0 only)")
+      ->type_name("TAU,...")
       ->capture_default_str();
   app.add_option("--weights", weights,
                  "Log-weights: random (2 log u, u uniform from a counter-based stream keyed by the global id), "
@@ -249,61 +303,66 @@ int ResampleBench::run(MPI_Comm comm) const {
 
       for (const Scheme scheme : plan.schemes) {
         for (const Resampler resampler : plan.implementations) {
-          std::string line = std::string("{\"bench\":\"resample\",\"implementation\":\"") + resampler_name(resampler) +
-                             "\",\"scheme\":\"" + scheme_name(scheme) + "\",\"particles\":" + std::to_string(n) +
-                             ",\"ranks\":" + std::to_string(ranks) + ",\"state_bytes\":" + std::to_string(bytes) +
-                             ",\"repeats\":" + std::to_string(plan.repeats) + ",\"weights\":\"" + weights +
-                             "\",\"seed\":" + std::to_string(plan.seed) + ",\"local_sampler\":" +
-                             (resampler == Resampler::roulette ? json_string(local_sampler_name(plan.local_sampler))
-                                                               : std::string("null"));
-          const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
+          for (const double tau : plan.tolerances) {
+            const LoadBand band(n, ranks, BalanceOptions{tau, {}});
+            std::string line = std::string("{\"bench\":\"resample\",\"implementation\":\"") +
+                               resampler_name(resampler) + "\",\"scheme\":\"" + scheme_name(scheme) +
+                               "\",\"particles\":" + std::to_string(n) + ",\"ranks\":" + std::to_string(ranks) +
+                               ",\"state_bytes\":" + std::to_string(bytes) +
+                               ",\"repeats\":" + std::to_string(plan.repeats) + ",\"weights\":\"" + weights +
+                               "\",\"seed\":" + std::to_string(plan.seed) +
+                               ",\"balance_tolerance\":" + json_number(tau) + ",\"local_sampler\":" +
+                               (resampler == Resampler::roulette ? json_string(local_sampler_name(plan.local_sampler))
+                                                                 : std::string("null"));
+            const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
 
-          if (const char* reason = skip_reason(resampler, scheme)) {
+            if (const char* reason = skip_reason(resampler, scheme, tau)) {
+              if (root) {
+                std::fputs((line + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(), stdout);
+                std::fflush(stdout);
+              }
+              continue;
+            }
+
+            std::vector<double> seconds, copy_seconds;
+            Outcome outcome;
+            ResampleWorkspace<Space> workspace;  // kept over the repeats, as a filter keeps it over steps
+            const std::string load = load_average();
+            for (int r = 0; r < plan.repeats; ++r) {
+              if (store.size() != local) {  // the last resampling moved the layout: back to the blocks
+                store = ParticleStore<Space>(local, d, first);
+                Kokkos::deep_copy(store.scratch, 0.0);
+              }
+              store.first_id = first;
+              Kokkos::deep_copy(store.state, pristine_state);  // untimed: restore the inputs
+              Kokkos::deep_copy(store.log_weight, pristine_log_weight);
+              copy_seconds.push_back(timed(comm, [&] {
+                if (copy_bytes > 0) std::memcpy(copy_destination.data(), pristine_state.data(), copy_bytes);
+              }));
+              if (!copy_destination.empty())
+                sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
+              seconds.push_back(timed(comm, [&] {
+                outcome = resample_once(comm, band, dist, store, max_log_weight, scheme, resampler, plan.seed,
+                                        plan.local_sampler, workspace);
+              }));
+              if (root && verbose)
+                std::fprintf(stderr, "  %s %s N = %llu tau = %g: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",
+                             resampler_name(resampler), scheme_name(scheme), static_cast<unsigned long long>(n), tau,
+                             r + 1, plan.repeats, seconds.back(), copy_seconds.back());
+            }
+            check_offspring(comm, store.state, n, resampler_name(resampler));
+
+            const double med = median(seconds), copy_med = median(copy_seconds);
+            line += ",\"seconds_median\":" + json_number(med) +
+                    ",\"seconds_min\":" + json_number(*std::min_element(seconds.begin(), seconds.end())) +
+                    ",\"copy_seconds_median\":" + json_number(copy_med) +
+                    ",\"resample_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
+                    traffic_fields(resampler, band, outcome);
+            line += ",\"loadavg\":" + json_string(load);
             if (root) {
-              std::fputs((line + ",\"skipped\":true,\"reason\":" + json_string(reason) + tail).c_str(), stdout);
+              std::fputs((line + tail).c_str(), stdout);
               std::fflush(stdout);
             }
-            continue;
-          }
-
-          std::vector<double> seconds, copy_seconds;
-          ResampleStats stats;
-          ResampleWorkspace<Space> workspace;  // kept over the repeats, as a filter keeps it over steps
-          const std::string load = load_average();
-          for (int r = 0; r < plan.repeats; ++r) {
-            Kokkos::deep_copy(store.state, pristine_state);  // untimed: restore the inputs
-            Kokkos::deep_copy(store.log_weight, pristine_log_weight);
-            copy_seconds.push_back(timed(comm, [&] {
-              if (copy_bytes > 0) std::memcpy(copy_destination.data(), pristine_state.data(), copy_bytes);
-            }));
-            if (!copy_destination.empty())
-              sink = sink + copy_destination[static_cast<std::size_t>(r) % copy_destination.size()];
-            seconds.push_back(timed(comm, [&] {
-              stats = resample_once(comm, dist, store, max_log_weight, scheme, resampler, plan.seed, plan.local_sampler,
-                                    workspace);
-            }));
-            if (root && verbose)
-              std::fprintf(stderr, "  %s %s N = %llu: repeat %d/%d: resample %.6e s, memcpy %.6e s\n",
-                           resampler_name(resampler), scheme_name(scheme), static_cast<unsigned long long>(n), r + 1,
-                           plan.repeats, seconds.back(), copy_seconds.back());
-          }
-          check_offspring(comm, store.state, n, resampler_name(resampler));
-
-          const double med = median(seconds), copy_med = median(copy_seconds);
-          line += ",\"seconds_median\":" + json_number(med) +
-                  ",\"seconds_min\":" + json_number(*std::min_element(seconds.begin(), seconds.end())) +
-                  ",\"copy_seconds_median\":" + json_number(copy_med) +
-                  ",\"resample_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
-                  ",\"particles_moved\":" + std::to_string(stats.particles_moved) +
-                  ",\"bytes_moved\":" + std::to_string(stats.bytes_moved) +
-                  ",\"messages\":" + std::to_string(stats.messages) + ",\"max_partners\":" +
-                  (reports_max_partners(resampler) ? std::to_string(stats.max_partners) : std::string("null")) +
-                  ",\"minimum_moves\":" +
-                  (reports_minimum_moves(resampler) ? std::to_string(stats.minimum_moves) : std::string("null"));
-          line += ",\"loadavg\":" + json_string(load);
-          if (root) {
-            std::fputs((line + tail).c_str(), stdout);
-            std::fflush(stdout);
           }
         }
       }

@@ -10,6 +10,11 @@
 // JSON line per configuration on stdout (docs/performance.md lists the fields; the load average is
 // recorded); an implementation that cannot run a scheme gets a line with "skipped": true and the
 // reason. Nothing else goes to stdout; --verbose reports progress on stderr.
+//
+// --balance-tolerance tau,... (roulette resamplers; default 0): one line per tau, the resampling
+// moving to the layout choose_layout picks within the band (framework/particles/load_band.hpp),
+// with the traffic references of bench/band_minimum.hpp: the exact minimum for the band (computed
+// independently, by a dense dynamic programme) and the any-layout bound sum_k max(0, c_k - t_k).
 #pragma once
 
 #include <mpi.h>
@@ -26,8 +31,9 @@ struct ResampleBench {
   std::vector<std::string> state_bytes{"16"};      // bytes per particle state, a multiple of 8
   std::vector<std::string> schemes{"systematic"};  // multinomial, stratified, systematic, residual
   std::vector<std::string> implementations{"all"};
-  std::string weights = "random";        // random | equal | skewed
-  std::string local_sampler = "search";  // the roulette resampler's local kernel
+  std::vector<std::string> tolerances{"0"};  // --balance-tolerance: the load bands to rebalance into
+  std::string weights = "random";            // random | equal | skewed
+  std::string local_sampler = "search";      // the roulette resampler's local kernel
   long long repeats = 5;
   long long seed = 1;
   bool verbose = false;

@@ -215,6 +215,13 @@ void SimScaleOptions::validate() const {
     throw Error("--weight-cv: " + std::to_string(weight_cv) +
                 " is not a coefficient of variation; expected a finite value >= 0");
   if (tolerances.empty()) throw Error("--balance-tolerance: no tolerance given; expected at least one");
+  if (steps < 1 || steps > 1000000)
+    throw Error("--steps: " + std::to_string(steps) + " is out of range; expected 1 <= steps <= 10^6");
+  if (!rng::seed_is_valid(seed + steps - 1))
+    throw Error("--seed: " + std::to_string(seed) + " + --steps must stay below 2^56 (step s uses seed + s)");
+  const auto positive = [](double x) { return std::isfinite(x) && x > 0.0; };
+  if (!positive(model.particle_seconds) || !positive(model.latency_seconds) || !positive(model.bytes_per_second))
+    throw Error("--model-particle-ns, --model-latency-us, --model-bandwidth-gbs: expected finite values > 0");
   for (double tau : tolerances) BalanceOptions{tau, {}}.validate(1);  // throws naming --balance-tolerance
   if (state_bytes < 1) throw Error("--state-bytes: 0; expected at least 1 byte per particle state");
   if (!rng::seed_is_valid(seed))
@@ -223,14 +230,19 @@ void SimScaleOptions::validate() const {
     throw Error("--scheme: unknown scheme '" + scheme + "'; expected systematic, stratified or multinomial");
 }
 
-std::vector<double> simulate_weight_totals(const BlockDistribution& dist, double weight_cv, std::uint64_t seed) {
-  std::vector<double> w(static_cast<std::size_t>(dist.ranks()));
-  for (int k = 0; k < dist.ranks(); ++k) {
-    rng::Stream stream(seed, rng::Purpose::model, 0, static_cast<std::uint64_t>(k));
-    const double n = static_cast<double>(dist.count(k));
+std::vector<double> simulate_weight_totals(const Layout& layout, double weight_cv, std::uint64_t seed,
+                                           std::uint32_t step) {
+  std::vector<double> w(static_cast<std::size_t>(layout.ranks()));
+  for (int k = 0; k < layout.ranks(); ++k) {
+    rng::Stream stream(seed, rng::Purpose::model, step, static_cast<std::uint64_t>(k));
+    const double n = static_cast<double>(layout.count(k));
     w[static_cast<std::size_t>(k)] = std::max(0.0, n + weight_cv * std::sqrt(n) * stream.normal());
   }
   return w;
+}
+
+std::vector<double> simulate_weight_totals(const BlockDistribution& dist, double weight_cv, std::uint64_t seed) {
+  return simulate_weight_totals(Layout(dist), weight_cv, seed, 0);
 }
 
 std::vector<std::uint64_t> fixed_weight_totals(const std::vector<double>& weight_total) {
@@ -289,6 +301,7 @@ SimScaleMetrics rebalance_metrics(const Layout& to, const std::vector<std::uint6
   SimScaleMetrics m;
   m.impl = "scalable";
   std::vector<std::uint32_t> sources(p, 0), sends(p, 0);
+  std::vector<double> bytes(p, 0.0);  // sent plus received, per rank (states + an 8-byte header per message)
   std::uint64_t first_id = 0, moved = 0, messages = 0;
   for (std::size_t k = 0; k < p; ++k) {
     const RebalancePlan plan(to, static_cast<int>(k), first_id, offspring[k]);
@@ -298,12 +311,17 @@ SimScaleMetrics rebalance_metrics(const Layout& to, const std::vector<std::uint6
     sends[k] = static_cast<std::uint32_t>(plan.sends.size());
     for (const auto& s : plan.sends) {
       ++sources[static_cast<std::size_t>(s.rank)];
+      const double message_bytes = static_cast<double>(s.ids.size()) * state_bytes + 8.0;
+      bytes[k] += message_bytes;
+      bytes[static_cast<std::size_t>(s.rank)] += message_bytes;
       if (destinations) (*destinations)[k].push_back(s.rank);
     }
   }
+  m.exchange_bytes_max = 0.0;
   for (std::size_t k = 0; k < p; ++k) {
     m.messages_sent_max = std::max(m.messages_sent_max, static_cast<double>(sends[k]));
     m.partners_max = std::max(m.partners_max, static_cast<double>(sends[k] + sources[k]));
+    m.exchange_bytes_max = std::max(m.exchange_bytes_max, bytes[k]);
   }
   m.messages = static_cast<double>(messages);
   m.particles_moved = static_cast<double>(moved);
@@ -313,6 +331,96 @@ SimScaleMetrics rebalance_metrics(const Layout& to, const std::vector<std::uint6
   m.collective_bytes_max = p > 1 ? 32.0 : 0.0;
   m.collective_bytes_total = p > 1 ? 32.0 * pd : 0.0;
   return m;
+}
+
+// The step-time model of one rebalanced step (StepTimeModel): the slowest rank's particles, and the
+// slowest rank's exchange (its messages and bytes, each at its maximum over ranks: an upper bound
+// where two ranks hold the two maxima) plus the collectives: the exclusive scan and the grand total
+// of the 128-bit rank totals (ceil(log2 p) rounds of 16 bytes each) and, for a band that can move,
+// the allgather of the p offspring counts (ceil(log2 p) rounds, 8 (p - 1) bytes).
+void model_step(SimScaleMetrics& m, const StepTimeModel& model, std::uint64_t most, std::size_t p, bool allgather) {
+  m.model_compute_seconds = static_cast<double>(most) * model.particle_seconds;
+  m.model_comm_seconds = 0.0;
+  if (p > 1) {
+    const double rounds = static_cast<double>(ceil_log2(p));
+    m.model_comm_seconds = m.partners_max * model.latency_seconds + m.exchange_bytes_max / model.bytes_per_second +
+                           2.0 * rounds * (model.latency_seconds + 16.0 / model.bytes_per_second);
+    if (allgather)
+      m.model_comm_seconds +=
+          rounds * model.latency_seconds + 8.0 * static_cast<double>(p - 1) / model.bytes_per_second;
+  }
+  m.model_step_seconds = m.model_compute_seconds + m.model_comm_seconds;
+}
+
+// One rebalanced step: the traffic to the layout choose_layout picks for `offspring`, the work, the
+// load and the modelled time.
+SimScaleMetrics rebalanced_step(const SimScaleOptions& options, const LoadBand& band,
+                                const std::vector<std::uint64_t>& offspring, const Layout& to,
+                                std::vector<std::vector<int>>* destinations) {
+  const std::size_t p = offspring.size();
+  const double pd = static_cast<double>(p), n = static_cast<double>(band.size());
+  SimScaleMetrics m = rebalance_metrics(to, offspring, static_cast<double>(options.state_bytes), destinations);
+  std::uint64_t most = 0;
+  for (int k = 0; k < to.ranks(); ++k) most = std::max(most, to.count(k));
+  m.load_max_over_mean = static_cast<double>(most) * pd / n;
+  if (!band.fixed() && p > 1) {  // choose_layout needs every rank's offspring count: an allgather
+    m.collective_bytes_max += 8.0 * (pd - 1);
+    m.collective_bytes_total += 8.0 * (pd - 1) * pd;
+  }
+  const double log_n = static_cast<double>(ceil_log2(band.size()));
+  for (std::size_t k = 0; k < p; ++k) {
+    const double work = static_cast<double>(offspring[k]) + log_n;
+    m.work_max = std::max(m.work_max, work);
+    m.work_mean += work / pd;
+  }
+  model_step(m, options.model, most, p, !band.fixed());
+  return m;
+}
+
+// The fields rebalanced_steps averages over the steps, and those it takes the maximum of.
+constexpr double SimScaleMetrics::*kStepMeans[] = {&SimScaleMetrics::work_max,
+                                                   &SimScaleMetrics::work_mean,
+                                                   &SimScaleMetrics::messages,
+                                                   &SimScaleMetrics::particles_moved,
+                                                   &SimScaleMetrics::bytes_moved,
+                                                   &SimScaleMetrics::load_max_over_mean,
+                                                   &SimScaleMetrics::model_compute_seconds,
+                                                   &SimScaleMetrics::model_comm_seconds,
+                                                   &SimScaleMetrics::model_step_seconds};
+constexpr double SimScaleMetrics::*kStepMaxima[] = {&SimScaleMetrics::messages_sent_max, &SimScaleMetrics::partners_max,
+                                                    &SimScaleMetrics::exchange_bytes_max};
+
+// options.steps resamplings in a row for one band: step 0 from the blocks with the point's offspring,
+// step s from the layout step s - 1 chose (weight totals on its counts, offspring with seed + s).
+// The counts, the load and the model times are per-step means, the *_max traffic fields maxima
+// (one step: that step's values exactly).
+SimScaleMetrics rebalanced_steps(const SimScaleOptions& options, const LoadBand& band,
+                                 const std::vector<std::uint64_t>& first_offspring,
+                                 std::vector<std::vector<int>>* destinations) {
+  SimScaleMetrics sum;
+  Layout layout = band.target_layout();
+  std::vector<std::uint64_t> offspring = first_offspring;
+  const double steps = static_cast<double>(options.steps);
+  for (std::uint64_t s = 0; s < options.steps; ++s) {
+    if (s > 0) {
+      const auto step = static_cast<std::uint32_t>(s);
+      offspring =
+          simulate_offspring(options.scheme, simulate_weight_totals(layout, options.weight_cv, options.seed, step),
+                             band.size(), options.seed + s);
+    }
+    const Layout to = choose_layout(band, offspring);
+    const SimScaleMetrics m = rebalanced_step(options, band, offspring, to, s == 0 ? destinations : nullptr);
+    if (s == 0) {
+      sum = m;
+    } else {
+      for (auto mean : kStepMeans) sum.*mean += m.*mean;
+      for (auto most : kStepMaxima) sum.*most = std::max(sum.*most, m.*most);
+    }
+    layout = to;
+  }
+  if (options.steps > 1)
+    for (auto mean : kStepMeans) sum.*mean /= steps;
+  return sum;
 }
 
 }  // namespace
@@ -341,28 +449,14 @@ SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks
   }
 
   // scalable and algorithm1, for every tolerance: renumbered ranges, rebalanced by RebalancePlan to
-  // the layout choose_layout picks in the band (the block layout for tau = 0).
+  // the layout choose_layout picks in the band (the block layout for tau = 0), over options.steps.
   if (keep_destinations) pt.destinations.assign(p, {});
   std::vector<SimScaleMetrics> rebalanced;
   for (std::size_t i = 0; i < options.tolerances.size(); ++i) {
     const LoadBand band(particles, static_cast<int>(p), BalanceOptions{options.tolerances[i], {}});
-    const Layout to = choose_layout(band, pt.offspring);
     SimScaleMetrics scalable =
-        rebalance_metrics(to, pt.offspring, bytes, keep_destinations && i == 0 ? &pt.destinations : nullptr);
+        rebalanced_steps(options, band, pt.offspring, keep_destinations && i == 0 ? &pt.destinations : nullptr);
     scalable.balance_tolerance = options.tolerances[i];
-    std::uint64_t most = 0;
-    for (int k = 0; k < to.ranks(); ++k) most = std::max(most, to.count(k));
-    scalable.load_max_over_mean = static_cast<double>(most) * pd / n;
-    if (!band.fixed() && p > 1) {  // choose_layout needs every rank's offspring count: an allgather
-      scalable.collective_bytes_max += 8.0 * (pd - 1);
-      scalable.collective_bytes_total += 8.0 * (pd - 1) * pd;
-    }
-    const double log_n = static_cast<double>(ceil_log2(particles));
-    for (std::size_t k = 0; k < p; ++k) {
-      const double work = static_cast<double>(pt.offspring[k]) + log_n;
-      scalable.work_max = std::max(scalable.work_max, work);
-      scalable.work_mean += work / pd;
-    }
     SimScaleMetrics algorithm1 = scalable;
     algorithm1.impl = "algorithm1";
     algorithm1.work_max = algorithm1.work_mean = n;  // every rank loops over all N uniforms
@@ -413,6 +507,7 @@ SimScalePoint simulate_point(const SimScaleOptions& options, std::uint64_t ranks
 }
 
 std::string to_json(const SimScaleOptions& options, const SimScalePoint& point, const SimScaleMetrics& m) {
+  auto modelled = [](double x) { return x < 0.0 ? std::string("null") : number(x); };  // baselines: null
   std::ostringstream out;
   out << "{\"bench\":\"sim-scale\",\"impl\":\"" << m.impl << "\",\"scheme\":\"" << options.scheme
       << "\",\"ranks\":" << point.ranks << ",\"particles\":" << point.particles
@@ -424,7 +519,11 @@ std::string to_json(const SimScaleOptions& options, const SimScalePoint& point, 
       << ",\"bytes_moved\":" << number(m.bytes_moved) << ",\"collective_bytes_max\":" << number(m.collective_bytes_max)
       << ",\"collective_bytes_total\":" << number(m.collective_bytes_total)
       << ",\"balance_tolerance\":" << number(m.balance_tolerance)
-      << ",\"load_max_over_mean\":" << number(m.load_max_over_mean) << ",\"lower_bound\":" << point.lower_bound
+      << ",\"load_max_over_mean\":" << number(m.load_max_over_mean) << ",\"steps\":" << options.steps
+      << ",\"exchange_bytes_max\":" << modelled(m.exchange_bytes_max)
+      << ",\"model_compute_seconds\":" << modelled(m.model_compute_seconds)
+      << ",\"model_comm_seconds\":" << modelled(m.model_comm_seconds)
+      << ",\"model_step_seconds\":" << modelled(m.model_step_seconds) << ",\"lower_bound\":" << point.lower_bound
       << ",\"max_deviation\":" << point.max_deviation << ",\"sim_seconds\":" << number(point.seconds) << "}";
   return out.str();
 }
@@ -452,16 +551,31 @@ void SimScaleCommand::add_to(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--scheme", options.scheme, "Offspring counts: systematic, stratified or multinomial")
       ->capture_default_str();
+  app.add_option("--steps", options.steps,
+                 "Resamplings in a row, each from the layout the last one chose (scalable, algorithm1: per-step "
+                 "means); step s draws its weight totals on the current counts, its offspring with seed + s")
+      ->capture_default_str();
+  app.add_option("--model-particle-ns", model_particle_ns,
+                 "Step-time model: nanoseconds one particle's propagate, weight and reduce take")
+      ->capture_default_str();
+  app.add_option("--model-latency-us", model_latency_us,
+                 "Step-time model: microseconds per message (alpha) and per collective round")
+      ->capture_default_str();
+  app.add_option("--model-bandwidth-gbs", model_bandwidth_gbs,
+                 "Step-time model: a rank's link bandwidth in GB/s (beta)")
+      ->capture_default_str();
 }
 
 int SimScaleCommand::run() const { return run(std::cout); }
 
 int SimScaleCommand::run(std::ostream& out) const {
-  options.validate();
-  for (auto n : options.particles)
-    for (auto p : options.ranks) {
-      const SimScalePoint point = simulate_point(options, p, n);
-      for (const auto& m : point.impls) out << to_json(options, point, m) << '\n';
+  SimScaleOptions resolved = options;
+  resolved.model = {model_particle_ns * 1e-9, model_latency_us * 1e-6, model_bandwidth_gbs * 1e9};
+  resolved.validate();
+  for (auto n : resolved.particles)
+    for (auto p : resolved.ranks) {
+      const SimScalePoint point = simulate_point(resolved, p, n);
+      for (const auto& m : point.impls) out << to_json(resolved, point, m) << '\n';
       out.flush();
     }
   return 0;

@@ -26,7 +26,15 @@
 //     expectations given the W_k. Offspring stay fixed to the block distribution and each draws its
 //     ancestor independently with probability W_i / W (multinomial in sample order, or the alias
 //     method), so the state exchange is any-to-any.
-// Everything is O(p) (plus O(p log N) for the systematic/stratified binary searches) per point.
+//   - --steps S > 1 (scalable and algorithm1): S resamplings in a row, each starting from the layout
+//     the previous one chose (the weight totals of step s: Normal(n_k, cv^2 n_k) on the current
+//     counts n_k from rng::Stream(seed, Purpose::model, s, k); the offspring of step s drawn with seed
+//     + s), so a band's layout drifts towards its edges as in a long run. Counts are per-step means
+//     (maxima for the *_max fields); step 0 is the single-step point.
+//   - The step-time model (StepTimeModel; docs/sim-scale.md, "Choosing the default tolerance"): the
+//     slowest rank's particles times a per-particle cost, plus the slowest rank's communication,
+//     alpha per message it sends or receives plus its bytes over beta, plus the collectives.
+// Everything is O(p) (plus O(p log N) for the systematic/stratified binary searches) per point and step.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -36,8 +44,18 @@
 #include <vector>
 
 #include "framework/particles/block_distribution.hpp"
+#include "framework/particles/layout.hpp"
+#include "framework/particles/load_band.hpp"
 
 namespace rsmc::bench {
+
+// The modelled time of a filter step with a resampling (docs/sim-scale.md, "Choosing the default
+// tolerance", says why these constants).
+struct StepTimeModel {
+  double particle_seconds = 10e-9;  // one particle's propagate + weight + reduce: the 10 ns target (SV)
+  double latency_seconds = 2e-6;    // alpha: the cost of one point-to-point message or collective round
+  double bytes_per_second = 10e9;   // beta: one rank's link bandwidth (a 100 Gb/s network, ~80% of peak)
+};
 
 struct SimScaleOptions {
   std::vector<std::uint64_t> ranks{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536};
@@ -47,6 +65,8 @@ struct SimScaleOptions {
   std::uint64_t seed = 1;
   std::string scheme = "systematic";    // systematic, stratified or multinomial
   std::vector<double> tolerances{0.0};  // --balance-tolerance: one scalable/algorithm1 line per tau
+  std::uint64_t steps = 1;              // --steps: resamplings in a row, each from the last layout
+  StepTimeModel model;
 
   // Throws rsmc::Error naming the option and what was expected.
   void validate() const;
@@ -67,6 +87,11 @@ struct SimScaleMetrics {
   double collective_bytes_total = 0;   // the same, summed over ranks
   double balance_tolerance = 0;        // tau of the layout rebalancing moved to (baselines: 0, the blocks)
   double load_max_over_mean = 1;       // the most particles one rank holds afterwards, over N / p
+  // Scalable / algorithm1 only (negative: not modelled, for the baselines):
+  double exchange_bytes_max = -1;     // most bytes one rank sends plus receives (its messages: partners_max)
+  double model_compute_seconds = -1;  // slowest rank's particles x particle_seconds
+  double model_comm_seconds = -1;     // slowest rank's exchange + the collectives
+  double model_step_seconds = -1;     // their sum
 };
 
 // One simulated (p, N): the draw, and the four implementations' metrics.
@@ -83,7 +108,10 @@ struct SimScalePoint {
   std::vector<std::vector<int>> destinations;
 };
 
-// W_k ~ Normal(n_k, cv^2 n_k), clamped at 0, from rng::Stream(seed, Purpose::model, 0, k).
+// W_k ~ Normal(n_k, cv^2 n_k), clamped at 0, from rng::Stream(seed, Purpose::model, step, k), for the
+// counts n_k of `layout` (the blocks: step 0).
+std::vector<double> simulate_weight_totals(const Layout& layout, double weight_cv, std::uint64_t seed,
+                                           std::uint32_t step);
 std::vector<double> simulate_weight_totals(const BlockDistribution& dist, double weight_cv, std::uint64_t seed);
 
 // The totals as exact fixed-point integers round(W_k 2^s), s = min(40, 62 - ceil(log2 max W_k)) so
@@ -103,9 +131,14 @@ std::string to_json(const SimScaleOptions& options, const SimScalePoint& point, 
 
 struct SimScaleCommand {
   SimScaleOptions options;
+  // The step-time model's constants in the units of their options (run() converts them to options.model).
+  double model_particle_ns = StepTimeModel{}.particle_seconds * 1e9;
+  double model_latency_us = StepTimeModel{}.latency_seconds * 1e6;
+  double model_bandwidth_gbs = StepTimeModel{}.bytes_per_second * 1e-9;
 
   // Options: --ranks, --particles (lists: space- or comma-separated), --weight-cv, --state-bytes,
-  // --seed, --scheme, --balance-tolerance (list).
+  // --seed, --scheme, --balance-tolerance (list), --steps, --model-particle-ns, --model-latency-us,
+  // --model-bandwidth-gbs.
   void add_to(CLI::App& app);
   // Prints one JSON line per (p, N, implementation) on stdout; returns the exit code (0).
   // Throws rsmc::Error on bad options before printing anything. Needs no MPI (call it on rank 0).

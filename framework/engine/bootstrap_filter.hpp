@@ -118,6 +118,7 @@ class BootstrapFilter {
       summary.resampled = true;
       log_total_weight_ = std::log(static_cast<double>(band_.size()));
     }
+    summary.imbalance = band_.imbalance(layout_);
     return summary;
   }
 

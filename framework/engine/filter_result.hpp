@@ -1,7 +1,8 @@
 // What a filter run reports, step by step. Identical on every rank after a run. Everything but
-// `traffic` and `phase_seconds` is bitwise identical for any number of ranks (exact,
-// partition-independent sums); `traffic` describes the communication of each resampling, which
-// depends on the rank count, and `phase_seconds` are wall-clock measurements.
+// `traffic` and `phase_seconds` is bitwise identical for any number of ranks and any layout (exact,
+// partition-independent sums); `traffic` describes the communication and load balance of each
+// resampling, which depend on the rank count and the layout, and `phase_seconds` are wall-clock
+// measurements.
 //
 // The per-step series (ess ... traffic) are listed once, with their file names, in
 // framework/engine/step_series.hpp: FilterResult::append, the result file, the checkpoint and
@@ -25,6 +26,10 @@ struct StepSummary {
   bool resampled = false;
   std::uint64_t invalid_likelihoods = 0;  // particles of all ranks given weight zero for a NaN / +inf log-likelihood
   ResampleStats resample_stats;           // all zero at a step without resampling
+  // max_k count_k / target_k of the layout the step ends with (after its rebalance, if it
+  // resampled): 1 in the target layout, at most 1 + tau (LoadBand::imbalance). Depends on the rank
+  // count, the tolerance and the capacities, like the traffic.
+  double imbalance = 1.0;
 };
 
 struct FilterResult {
@@ -46,6 +51,7 @@ struct FilterResult {
 
   struct Traffic {  // per step, T entries each; 0 at steps without resampling (see ResampleStats)
     std::vector<std::uint64_t> particles_moved, bytes_moved, messages, max_partners, minimum_moves;
+    std::vector<double> imbalance;  // StepSummary::imbalance of every step (empty in older files)
   } traffic;
 
   // Records step steps + 1: appends the step's values to every series of kStepSeries and counts

@@ -21,7 +21,8 @@
 namespace rsmc {
 
 // Where the result file keeps a series: at the root, or in the group /resampling_traffic (the
-// series that depend on the rank count). Checkpoints keep every series under /progress.
+// series that depend on the rank count and the layout: byte-for-byte comparisons of results across
+// rank counts leave the group out). Checkpoints keep every series under /progress.
 enum class SeriesPlace { root, resampling_traffic };
 
 // Whether a FilterResult must hold the series. An optional one may be empty ("not recorded": the
@@ -128,6 +129,9 @@ inline constexpr StepSeries kStepSeries[] = {
     step_series_detail::series<&FilterResult::Traffic::minimum_moves, &ResampleStats::minimum_moves>(
         "minimum_moves", SeriesPlace::resampling_traffic, SeriesPresence::optional,
         "lower bound of the moves any rebalancing needs"),
+    step_series_detail::series<&FilterResult::Traffic::imbalance, &StepSummary::imbalance>(
+        "imbalance", SeriesPlace::resampling_traffic, SeriesPresence::optional,
+        "max over ranks of particles held / capacity-weighted target, after the step's rebalance"),
 };
 
 // The values of `series` in `r` (read-only).

@@ -4,7 +4,7 @@
 // restarts on any number of ranks. A write failure after the file exists aborts the job (see
 // docs/checkpointing.md: a parallel HDF5 close after a failed write can hang).
 //
-// Layout (format version 2; h5dump / h5py readable):
+// Layout (format version 3; h5dump / h5py readable):
 //   bytes 0..511            the seal: a SHA-256 digest of the whole file in the HDF5 user block
 //                           (framework/io/sealed_file.hpp); HDF5's superblock follows at 512
 //   /particles/state        (d x N)  float64  component c of global id i at [c, i]
@@ -12,7 +12,7 @@
 //   /particles/id           (N)      uint64   global ids 0..N-1 (explicit, for readers)
 //   /progress/<series>      (T) or (T x d)    every per-step series of kStepSeries
 //                                             (framework/engine/step_series.hpp), by its name, for
-//                                             steps 1..T (T = step): ess, ..., minimum_moves
+//                                             steps 1..T (T = step): ess, ..., minimum_moves, imbalance
 //   /progress/log_likelihood_exact  (71) int64  the exact running sum (ExactSum limbs, normalised)
 //   root attributes: format_version, rng_version, step, particles, state_dim, log_total_weight
 //     (float64), particle_checksum and progress_checksum (uint64), model, parameters, identity,
@@ -45,9 +45,10 @@
 
 namespace rsmc {
 
-// 2: sealed (the digest in the user block), the series of kStepSeries under /progress. Version 1
-// files (unsealed) are refused.
-constexpr std::int64_t kCheckpointFormatVersion = 2;
+// 2: sealed (the digest in the user block), the series of kStepSeries under /progress.
+// 3: the series `imbalance` joins /progress. Files of versions 1 (unsealed) and 2 (without it) are
+// refused.
+constexpr std::int64_t kCheckpointFormatVersion = 3;
 // Version of the random-stream scheme (base/rng): a checkpoint continues bit for bit only with
 // the same streams. Bump when the stream layout or any sampler's use of it changes.
 constexpr std::int64_t kRngSchemeVersion = 1;

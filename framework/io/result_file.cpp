@@ -27,7 +27,8 @@ constexpr const char* kTrafficGroup = "resampling_traffic";
 // result files byte-identical to those of earlier versions.
 constexpr std::string_view kLogLikelihoodAfter = "resampled";
 constexpr const char* kTrafficNote =
-    "communication of each resampling; depends on the number of ranks, unlike every other dataset";
+    "communication and load balance of each resampling; depends on the number of ranks and the layout, unlike "
+    "every other dataset";
 
 std::string shape_text(const std::vector<hsize_t>& dims) {
   if (dims.empty()) return "scalar";

@@ -10,9 +10,11 @@
 //   /invalid_likelihoods       (T)      uint64    particles given weight zero for a NaN / +inf
 //                                                 log-likelihood (--invalid-likelihood zero-weight)
 //   /true_state                (T x d)  float64   x_1..x_T, only when the data were simulated
-//   /resampling_traffic/       group    communication of each resampling (FilterResult::Traffic),
+//   /resampling_traffic/       group    communication and load balance of each resampling (FilterResult::Traffic),
 //     particles_moved, bytes_moved, messages, max_partners, minimum_moves   (T)  uint64 each;
-//     0 at steps without resampling; group attribute `note` (text) says they depend on the rank count
+//     0 at steps without resampling;
+//     imbalance  (T)  float64  max over ranks of count / target of the layout each step ends with;
+//     group attribute `note` (text) says they depend on the rank count and the layout
 // plus the ResultAttributes as attributes of the root group (text: variable-length UTF-8 strings;
 // integers: int64 scalars; reals: float64 scalars). Every dataset except those under /resampling_traffic is bitwise
 // identical for any number of ranks; the traffic and the attributes are not (they record e.g. the

@@ -17,6 +17,26 @@ assert {r["implementation"] for r in lines} == {"roulette", "roulette-algorithm1
 PY
 done
 
+# --balance-tolerance on 3 ranks, skewed weights (offspring far outside every band): the roulette
+# resamplers move exactly the band's exact minimum (bench/band_minimum.hpp), the baselines run at
+# tau = 0 only, and scripts/balance_table.py (which fails on a mismatch) turns the lines into its table.
+rsmc_np 3 bench resample --particles 3000 --repeats 2 --weights skewed --scheme systematic,multinomial \
+  --balance-tolerance 0,0.1 >"$WORK/balance.jsonl" || fail "bench resample --balance-tolerance"
+python3 - "$WORK/balance.jsonl" <<'PY' || fail "bench resample --balance-tolerance: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 4 * 2, len(lines)  # schemes x implementations x tolerances
+run = [r for r in lines if not r.get("skipped")]
+roulette = [r for r in run if r["implementation"].startswith("roulette")]
+assert len(roulette) == 2 + 2 + 1 + 1, roulette  # roulette: both schemes; algorithm1: multinomial; each tau
+assert all(r["particles_moved"] == r["band_minimum"] > 0 for r in roulette), roulette
+assert all(r["balance_tolerance"] == 0 for r in run if not r["implementation"].startswith("roulette")), run
+assert any(r["imbalance"] > 1.05 for r in roulette if r["balance_tolerance"] == 0.1), roulette
+PY
+python3 "$(dirname "$0")/../../scripts/balance_table.py" "$WORK/balance.jsonl" >"$WORK/balance.md" ||
+  fail "balance_table.py"
+grep -q "| skewed | roulette | systematic | 0.1 |" "$WORK/balance.md" || fail "balance_table.py: no row for tau = 0.1"
+
 # `rsmc bench select` on 1 and 3 ranks: one line per (N, scheme, sampler); it checks the parallel
 # selection against the serial one itself and fails if they differ.
 for p in 1 3; do
@@ -148,5 +168,18 @@ lines = [json.loads(l) for l in open(sys.argv[1])]
 assert len(lines) == 16, len(lines)  # 2 rank counts x 2 sizes x 4 implementations
 big = [r for r in lines if r["ranks"] == 65536 and r["particles"] == 10**10 and r["impl"] == "scalable"][0]
 assert big["partners_max"] <= 8 and big["work_max"] < 10**10 // 1000, big
+PY
+rsmc_np 1 sim-scale --ranks 16 --particles 1e6 --balance-tolerance 0,0.05 --steps 3 >"$WORK/steps.jsonl" ||
+  fail "sim-scale --steps"
+python3 - "$WORK/steps.jsonl" <<'PY' || fail "sim-scale --steps: bad JSON"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 * 2 + 2, len(lines)
+for r in lines:
+    modelled = r["impl"] in ("scalable", "algorithm1")
+    assert r["steps"] == 3 and (r["model_step_seconds"] is not None) == modelled, r
+    if modelled:
+        assert abs(r["model_step_seconds"] - r["model_compute_seconds"] - r["model_comm_seconds"]) <= \
+            1e-9 * r["model_step_seconds"], r
 PY
 finish

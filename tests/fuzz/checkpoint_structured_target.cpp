@@ -188,6 +188,7 @@ void checkpoint_structured_input(const std::uint8_t* data, std::size_t size) {
                                  &traffic.max_partners, &traffic.minimum_moves})
       *field = in.u64();
     step.invalid_likelihoods = in.byte() < 16 ? in.u64() : 0;  // mostly none, as in real runs
+    // step.imbalance keeps its default (1): decoding it would change what the committed inputs mean.
     for (std::size_t c = 0; c < D; ++c) {
       step.mean.push_back(in.f64());
       step.variance.push_back(in.f64());

@@ -76,6 +76,7 @@ StepSummary sample_step(int t, int d) {
   s.resampled = t % 2 == 0;
   s.invalid_likelihoods = static_cast<std::uint64_t>(3 * t);
   s.resample_stats = {10u + t, 20u + t, 30u + t, 40u + t, 50u + t};
+  s.imbalance = 1.0 + 1.0 / (t + 7);
   return s;
 }
 
@@ -188,6 +189,8 @@ TEST_CASE("step series: one row per series, appended once per step", "[io][step_
   CHECK(r.resampled == std::vector<std::uint8_t>{0, 1, 0, 1, 0});
   CHECK(r.invalid_likelihoods == std::vector<std::uint64_t>{3, 6, 9, 12, 15});
   CHECK(r.traffic.minimum_moves == std::vector<std::uint64_t>{51, 52, 53, 54, 55});
+  CHECK(r.traffic.imbalance ==
+        std::vector<double>{1.0 + 1.0 / 8, 1.0 + 1.0 / 9, 1.0 + 1.0 / 10, 1.0 + 1.0 / 11, 1.0 + 1.0 / 12});
   CHECK(r.variance[3 * 2 + 1] == 1.0 / (3 + 1 + 1));
 }
 

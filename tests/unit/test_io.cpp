@@ -115,6 +115,7 @@ FilterResult sample_result() {
   r.traffic.messages = {0, 6, 1, 0};
   r.traffic.max_partners = {0, 3, 1, 0};
   r.traffic.minimum_moves = {0, big, std::uint64_t{1} << 63, 0};  // every bit pattern survives
+  r.traffic.imbalance = {1.0, 1.25, 1.0 + 1e-15, 1.0};
   return r;
 }
 
@@ -143,6 +144,7 @@ void require_same(const FilterResult& a, const FilterResult& b) {
   REQUIRE(a.traffic.messages == b.traffic.messages);
   REQUIRE(a.traffic.max_partners == b.traffic.max_partners);
   REQUIRE(a.traffic.minimum_moves == b.traffic.minimum_moves);
+  REQUIRE(same_bits(a.traffic.imbalance, b.traffic.imbalance));
   REQUIRE(same_bits(a.true_state, b.true_state));
 }
 
@@ -490,12 +492,15 @@ TEST_CASE("result file: write then read round-trips bitwise", "[io][result]") {
   CHECK(a.integers == sample_attributes().integers);
   CHECK(a.reals == sample_attributes().reals);  // bit for bit: float64 in the file
 
-  // The traffic is uint64 under /resampling_traffic, with a note that it depends on the rank count.
+  // The traffic is uint64 (the imbalance float64) under /resampling_traffic, with a note that it
+  // depends on the rank count.
   for (const char* name : kTrafficDatasets)
     CHECK(dataset_type_is(path, std::string("/resampling_traffic/") + name, H5T_STD_U64LE));
+  CHECK(dataset_type_is(path, "/resampling_traffic/imbalance", H5T_IEEE_F64LE));
   CHECK(dataset_type_is(path, "/resampled", H5T_STD_U8LE));
   CHECK(text_attribute(path, "/resampling_traffic", "note") ==
-        "communication of each resampling; depends on the number of ranks, unlike every other dataset");
+        "communication and load balance of each resampling; depends on the number of ranks and the layout, unlike "
+        "every other dataset");
 
   // The simulated truth, when given, is /true_state (T x d) and reads back; a wrong size is refused.
   FilterResult with_truth = r;
@@ -516,7 +521,7 @@ TEST_CASE("result file: traffic not recorded, and files without it", "[io][resul
   ScratchDir dir;
   const std::string path = dir.file("result.h5");
   FilterResult r = sample_result();
-  r.traffic = {};  // all five empty: "not recorded", written as zeros of length T
+  r.traffic = {};  // all six empty: "not recorded", written as zeros of length T
   write_result_file(path, r, {}, false);
   const FilterResult back = read_result_file(path);
   const std::vector<std::uint64_t> zeros(4, 0);
@@ -525,9 +530,11 @@ TEST_CASE("result file: traffic not recorded, and files without it", "[io][resul
   CHECK(back.traffic.messages == zeros);
   CHECK(back.traffic.max_partners == zeros);
   CHECK(back.traffic.minimum_moves == zeros);
+  CHECK(back.traffic.imbalance == std::vector<double>(4, 0.0));
   FilterResult expected = r;
   expected.traffic.particles_moved = expected.traffic.bytes_moved = expected.traffic.messages =
       expected.traffic.max_partners = expected.traffic.minimum_moves = zeros;
+  expected.traffic.imbalance.assign(4, 0.0);
   require_same(back, expected);
 
   // A file written before /resampling_traffic existed reads back with empty traffic.
@@ -541,6 +548,7 @@ TEST_CASE("result file: traffic not recorded, and files without it", "[io][resul
   CHECK(old.traffic.messages.empty());
   CHECK(old.traffic.max_partners.empty());
   CHECK(old.traffic.minimum_moves.empty());
+  CHECK(old.traffic.imbalance.empty());
   require_same(old, r);
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/band_minimum.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
@@ -317,6 +318,39 @@ TEST_CASE("layout choice: counts that fit the band stay where they are; large N"
   REQUIRE(rsmc::particles_moved({n, 0, 0}, all_left) == n - wide.upper(0));
   const rsmc::Layout middle = rsmc::choose_layout(wide, {0, n, 0});
   REQUIRE(rsmc::particles_moved({0, n, 0}, middle) == n - wide.upper(1));
+}
+
+TEST_CASE("layout choice: the benchmark's dense reference minimum agrees (exhaustive, then random)", "[resample]") {
+  // `rsmc bench resample` reports rsmc::bench::dense_band_minimum as the exact minimum for the band:
+  // against the exhaustive minimum on every count vector of p <= 4, N <= 16 ...
+  std::uint64_t checked = 0;
+  for (int p = 1; p <= 4; ++p)
+    for (double tau : {0.0, 0.25, 0.5})
+      for (std::uint64_t n = static_cast<std::uint64_t>(p); n <= 16; ++n) {
+        const rsmc::LoadBand band(n, p, {tau, {}});
+        const std::vector<rsmc::Layout> layouts = all_layouts_in_band(band);
+        for_each_count_vector(p, n, [&](const Counts& held) {
+          std::uint64_t best = UINT64_MAX;
+          for (const auto& layout : layouts) best = std::min(best, rsmc::particles_moved(held, layout));
+          ++checked;
+          REQUIRE(rsmc::bench::dense_band_minimum(band, held) == best);
+        });
+      }
+  REQUIRE(checked > 10000);
+  // ... and against choose_layout on random counts of 8 ranks, N up to 20,000, uneven capacities.
+  std::mt19937_64 gen(17);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int p = 8;
+    const std::uint64_t n = 1000 + gen() % 19000;
+    std::vector<double> capacities;
+    for (int k = 0; k < p; ++k) capacities.push_back(trial % 2 ? 1.0 : 0.5 + static_cast<double>(gen() % 100) / 40.0);
+    const rsmc::LoadBand band(n, p, {static_cast<double>(gen() % 5) * 0.05, capacities});
+    Counts held(static_cast<std::size_t>(p), 0);
+    for (std::uint64_t i = 0; i < n; ++i) ++held[(gen() % 3 == 0) ? gen() % p : gen() % 3];  // piled on ranks 0-2
+    const std::uint64_t chosen = rsmc::particles_moved(held, rsmc::choose_layout(band, held));
+    REQUIRE(rsmc::bench::dense_band_minimum(band, held) == chosen);
+    REQUIRE(rsmc::bench::any_layout_bound(band, held) <= rsmc::particles_moved(held, band.target_layout()));
+  }
 }
 
 TEST_CASE("integer piecewise-affine functions: erosion and the other operations", "[resample]") {

@@ -338,3 +338,44 @@ TEST_CASE("sim-scale: command line and JSON lines", "[bench][sim-scale]") {
   other.options.tolerances = {0.1, -0.5};
   REQUIRE_THROWS_WITH(other.run(out), Catch::Contains("balance_tolerance: -0.5 is out of range"));
 }
+
+TEST_CASE("sim-scale: several resamplings in a row, and the step-time model", "[bench][sim-scale]") {
+  // Expected: --steps 1 is the single-step point; with more steps each band's layout moves from the
+  // last one (never beyond the band: load <= (1 + tau) ceil(N/p) / (N/p)), the traffic maxima are at
+  // least the first step's, and the modelled time is compute + communication, with compute the
+  // slowest rank's particles times the per-particle cost (one step: exactly).
+  SimScaleOptions one = options_with("systematic", 3, 1.0);
+  one.tolerances = {0.0, 0.05};
+  const std::uint64_t p = 64, n = 200000;
+  const SimScalePoint single = rsmc::bench::simulate_point(one, p, n);
+  SimScaleOptions many = one;
+  many.steps = 6;
+  const SimScalePoint several = rsmc::bench::simulate_point(many, p, n);
+  REQUIRE(several.offspring == single.offspring);
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < single.impls.size(); ++i) {
+    const auto &a = single.impls[i], &b = several.impls[i];
+    REQUIRE(a.impl == b.impl);
+    if (a.impl != "scalable") continue;
+    ++lines;
+    const double tau = a.balance_tolerance, mean = static_cast<double>(n) / static_cast<double>(p);
+    const auto close = [](double x, double y) { return std::fabs(x - y) <= 1e-12 * std::fabs(y); };
+    REQUIRE(close(a.model_compute_seconds, a.load_max_over_mean * mean * one.model.particle_seconds));
+    REQUIRE(a.model_step_seconds == a.model_compute_seconds + a.model_comm_seconds);
+    REQUIRE(a.model_comm_seconds > 0.0);
+    REQUIRE(b.load_max_over_mean <= (1.0 + tau) * std::ceil(mean) / mean);
+    REQUIRE(b.partners_max >= a.partners_max);
+    REQUIRE(b.exchange_bytes_max >= a.exchange_bytes_max);
+    REQUIRE(close(b.model_step_seconds, b.model_compute_seconds + b.model_comm_seconds));
+    if (tau == 0.0) REQUIRE(close(b.load_max_over_mean, std::ceil(mean) / mean));  // the blocks at every step
+  }
+  REQUIRE(lines == 2);
+  // The baselines are not modelled.
+  REQUIRE(impl(single, "allgather").model_step_seconds < 0.0);
+  SimScaleOptions bad = one;
+  bad.steps = 0;
+  REQUIRE_THROWS_WITH(bad.validate(), Catch::Contains("--steps"));
+  bad.steps = 2;
+  bad.model.latency_seconds = 0.0;
+  REQUIRE_THROWS_WITH(bad.validate(), Catch::Contains("--model-latency-us"));
+}
