@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/resample/parallel_selection.hpp"
+
 namespace rsmc {
 
 template <class MemorySpace>
@@ -24,6 +26,8 @@ struct ResampleWorkspace {
   Kokkos::View<std::uint64_t*, MemorySpace> ancestor;   // ancestor of every held offspring
   Kokkos::View<double*, MemorySpace> send_buffer;       // outgoing particles, all messages
   std::vector<double> message;                          // one incoming message
+  // The data-parallel selection's buffers (its ancestors become `ancestor` above).
+  ParallelSelectionWorkspace<typename MemorySpace::execution_space> selection;
 
   // `view` with room for at least n entries (reallocated, uninitialised, only when too small).
   template <class View>

@@ -2,9 +2,13 @@
 //
 //   1. fixed-point weights relative to the global max log-weight (exact integers, 64 fraction bits)
 //   2. this rank's total, the exclusive scan over ranks and the grand total: exact 128-bit integers
-//   3. selection on the exact wheel (framework/resample/selection.hpp): offspring counts per local
-//      particle and the new id q of the first offspring; p-invariant by construction
-//   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication
+//   3. selection on the exact wheel: offspring counts per local particle and the new id q of the
+//      first offspring; p-invariant by construction. Data-parallel kernels in the particles' execution
+//      space (parallel_selection.hpp) for every scheme with the search, forest and butterfly samplers;
+//      the serial host selection (selection.hpp) for the alias sampler and Algorithm 1. Both give the
+//      same bits (tests/unit/test_parallel_selection.cpp).
+//   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication (the
+//      parallel selection writes the ancestors itself; after the host selection, a host pass)
 //   5. neighbour rebalancing (rebalance_plan.hpp): contiguous id ranges held outside the rank's
 //      range in the new layout go point-to-point to their owners, in bulk buffers in the particles'
 //      memory space. The new layout is the band's targets (tau = 0: the block distribution) or the
@@ -98,13 +102,43 @@ inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm 
   return wheel_share(local, comm);
 }
 
+// Where the offspring's ancestors come from: the selection's counts (a host pass), or already in
+// workspace.ancestor (the data-parallel selection wrote them).
+enum class Renumbering { from_counts, ancestors_given };
+
+// Renumbering on the host: workspace.ancestor[k] = the local index of the parent of the k-th held
+// offspring, from the offspring counts of `selection`.
+template <class MemorySpace>
+void renumber_from_counts(const Selection& selection, std::uint64_t held, ResampleWorkspace<MemorySpace>& workspace) {
+  // Two spare entries let the common counts 0, 1 and 2 be written with two unconditional stores (a
+  // loop of count iterations mispredicts at almost every particle); the spares are never read.
+  ResampleWorkspace<MemorySpace>::reserve(workspace.ancestor, held + 2, "rsmc::ancestor");
+  auto host = Kokkos::create_mirror_view(workspace.ancestor);
+  std::uint64_t* out = host.data();
+  const std::uint64_t* counts = selection.counts.data();
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < selection.counts.size(); ++i) {
+    const std::uint64_t c = counts[i];
+    if (c <= 2) {
+      out[pos] = i;
+      out[pos + 1] = i;
+    } else {
+      for (std::uint64_t k = 0; k < c; ++k) out[pos + k] = i;
+    }
+    pos += c;
+  }
+  if (pos != held) throw Error("internal error: offspring counts do not add up to the held offspring");
+  Kokkos::deep_copy(workspace.ancestor, host);
+}
+
 // Moves offspring to the layout `to`: after it, `store` holds to.count(rank) particles (its arrays
 // reallocated when the count changes), local particle i being the offspring with new id
-// to.first(rank) + i. `counts` are the offspring of each local particle and `first_id` the id of
-// the first one (a Selection). The buffers come from `workspace` (kept between calls).
+// to.first(rank) + i. `selection` gives the id of the first offspring and their number, and (with
+// Renumbering::from_counts) the offspring of each local particle. The buffers come from `workspace`
+// (kept between calls).
 template <class MemorySpace>
 ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpace>& store, const Selection& selection,
-                        ResampleWorkspace<MemorySpace>& workspace) {
+                        ResampleWorkspace<MemorySpace>& workspace, Renumbering renumbering = Renumbering::from_counts) {
   using Exec = typename MemorySpace::execution_space;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -120,28 +154,8 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
     store.scratch = StateArray(uninitialised("rsmc::state_scratch"), block_count, d);
 
   // Ancestor (local index) of every offspring this rank holds, in id order: renumbering.
-  // Two spare entries let the common counts 0, 1 and 2 be written with two unconditional stores (a
-  // loop of count iterations mispredicts at almost every particle); the spares are never read.
-  ResampleWorkspace<MemorySpace>::reserve(workspace.ancestor, plan.held.size() + 2, "rsmc::ancestor");
+  if (renumbering == Renumbering::from_counts) renumber_from_counts(selection, plan.held.size(), workspace);
   const auto ancestor = workspace.ancestor;
-  {
-    auto host = Kokkos::create_mirror_view(ancestor);
-    std::uint64_t* out = host.data();
-    const std::uint64_t* counts = selection.counts.data();
-    std::size_t pos = 0;
-    for (std::size_t i = 0; i < selection.counts.size(); ++i) {
-      const std::uint64_t c = counts[i];
-      if (c <= 2) {
-        out[pos] = i;
-        out[pos + 1] = i;
-      } else {
-        for (std::uint64_t k = 0; k < c; ++k) out[pos + k] = i;
-      }
-      pos += c;
-    }
-    if (pos != plan.held.size()) throw Error("internal error: offspring counts do not add up to the held offspring");
-    Kokkos::deep_copy(ancestor, host);
-  }
   const auto state = store.state;
   const auto scratch = store.scratch;
 
@@ -266,6 +280,66 @@ struct RouletteRequest {
   Selection* selection_out = nullptr;
 };
 
+// The selection by the serial host code (selection.hpp): the alias sampler and Algorithm 1.
+template <class MemorySpace>
+Selection select_on_host(MPI_Comm comm, const LoadBand& band, ParticleStore<MemorySpace>& store,
+                         const RouletteRequest<MemorySpace>& request, ResampleWorkspace<MemorySpace>& ws) {
+  SelectionInputs in;
+  in.wheel = wheel_share(compute_fixed_weights(store.log_weight, request.max_log_weight, ws), comm);
+  in.fixed_weights = &ws.fixed_host;
+  in.samples = band.size();
+  in.seed = request.seed;
+  in.step = request.step;
+  in.sampler = request.sampler;
+  in.counts_buffer = &ws.counts;
+  return request.resampler == Resampler::roulette_algorithm1 ? select_algorithm1(in)
+                                                             : select_offspring(request.scheme, in, comm);
+}
+
+// The selection as data-parallel kernels in the particles' execution space (parallel_selection.hpp):
+// fixed-point weights and the wheel's chunk scan in one pass, then the ancestors straight into
+// ws.ancestor (renumbering done). The per-particle counts are copied to the host only when the
+// caller asks for the selection (the genealogy's trace); otherwise nothing proportional to the
+// particles leaves the device.
+template <class MemorySpace>
+Selection select_in_parallel(MPI_Comm comm, const LoadBand& band, ParticleStore<MemorySpace>& store,
+                             const RouletteRequest<MemorySpace>& request, ResampleWorkspace<MemorySpace>& ws) {
+  using Exec = typename MemorySpace::execution_space;
+  const Exec exec;
+  const std::size_t n = store.log_weight.extent(0);
+  ResampleWorkspace<MemorySpace>::reserve(ws.fixed, n, "rsmc::fixed_weight");
+  const auto fixed = Kokkos::subview(ws.fixed, std::make_pair(std::size_t(0), n));
+  // The filter's exps of this step, when it left them (same bits as computing them here).
+  const Kokkos::View<const double*, MemorySpace> exps =
+      ws.exp_weight.extent(0) >= n && n > 0 ? ws.exp_weight : Kokkos::View<const double*, MemorySpace>();
+  ParallelSelectionOptions options;
+  options.counts = request.selection_out != nullptr;
+  const exact::u128 local =
+      fixed_weights_and_wheel(exec, store.log_weight, request.max_log_weight, exps, fixed, ws.selection, options);
+  options.wheel_scanned = true;
+  ParallelSelectionInputs<MemorySpace> in;
+  in.fixed_weights = fixed;
+  in.wheel = wheel_share(local, comm);
+  in.samples = band.size();
+  in.seed = request.seed;
+  in.step = request.step;
+  in.scheme = request.scheme;
+  in.sampler = request.sampler;
+  const SelectionShareResult share = select_offspring_parallel(exec, in, comm, ws.selection, options);
+  ws.ancestor = ws.selection.ancestor;
+  Selection selection;
+  selection.first_id = share.first_id;
+  selection.offspring = share.offspring;
+  if (options.counts) {
+    selection.counts = std::move(ws.counts);
+    selection.counts.resize(n);
+    Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+        selection.counts.data(), n);
+    Kokkos::deep_copy(host, Kokkos::subview(ws.selection.counts, std::make_pair(std::size_t(0), n)));
+  }
+  return selection;
+}
+
 // One resampling of `store` with the roulette resampler, as `request` says. `band` gives the counts
 // each rank may end with; `layout` (in: the store's, out: the new one) follows the particles. Throws
 // FieldError for a scheme the resampler does not implement.
@@ -279,22 +353,17 @@ ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& lay
   const bool algorithm1 = request.resampler == Resampler::roulette_algorithm1;
   ResampleWorkspace<MemorySpace> local_workspace;
   ResampleWorkspace<MemorySpace>& ws = request.workspace != nullptr ? *request.workspace : local_workspace;
+  const bool parallel = !algorithm1 && request.sampler != LocalSampler::alias;
   Selection selection;
   {
     ScopedPhase timed(request.times, Phase::select);
-    SelectionInputs in;
-    in.wheel = wheel_share(compute_fixed_weights(store.log_weight, request.max_log_weight, ws), comm);
-    in.fixed_weights = &ws.fixed_host;
-    in.samples = band.size();
-    in.seed = request.seed;
-    in.step = request.step;
-    in.sampler = request.sampler;
-    in.counts_buffer = &ws.counts;
-    selection = algorithm1 ? select_algorithm1(in) : select_offspring(request.scheme, in, comm);
+    selection =
+        parallel ? select_in_parallel(comm, band, store, request, ws) : select_on_host(comm, band, store, request, ws);
   }
   ScopedPhase timed(request.times, Phase::rebalance);
   layout = next_layout(comm, band, selection);
-  const ResampleStats stats = rebalance(comm, layout, store, selection, ws);
+  const ResampleStats stats =
+      rebalance(comm, layout, store, selection, ws, parallel ? Renumbering::ancestors_given : Renumbering::from_counts);
   if (request.selection_out != nullptr) *request.selection_out = selection;  // a copy: the counts' buffer stays below
   ws.counts = std::move(selection.counts);                                   // its capacity serves the next call
   return stats;
