@@ -13,11 +13,14 @@
 
 #include "base/core/error.hpp"
 #include "drivers/chain_summary.hpp"
+#include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
+#include "drivers/filter_command.hpp"  // first_difference
 #include "drivers/pmmh_run.hpp"
 #include "drivers/version.hpp"
 #include "framework/inference/chain_communicator.hpp"
 #include "framework/inference/chain_random.hpp"
+#include "framework/inference/chain_state.hpp"
 #include "framework/io/chain_file.hpp"
 #include "framework/io/existing_file.hpp"
 #include "framework/io/observations_file.hpp"
@@ -38,6 +41,11 @@ void check_pmmh_settings(const PmmhCommand& c, int ranks) {
                 " iterations; expected burn-in < iterations");
   if (c.steps < 0) throw Error("--steps: " + std::to_string(c.steps) + " is negative; expected T >= 1");
   if (!c.output.empty()) refuse_existing_file("output", c.output, c.overwrite);
+  if (c.restart.empty() && something_exists(c.checkpoint))
+    throw Error("--checkpoint: " + c.checkpoint +
+                " already exists (the chains of a stopped run); continue them with "
+                "--restart " +
+                c.checkpoint + ", or remove it");
   pmmh_filter_options(c).validate(ranks / static_cast<int>(c.chains));
 }
 
@@ -72,6 +80,8 @@ struct ChainRecording {
   std::vector<double> theta, log_likelihood, log_prior, proposed_log_likelihood, covariance;
   std::vector<std::uint8_t> outcome;
   std::vector<std::uint64_t> counters;
+  std::vector<double> state_reals;  // a checkpoint only: the chain's state record
+  std::vector<std::uint64_t> state_integers;
 
   void keep(const inference::ChainState& s, const inference::StepResult& r) {
     theta.insert(theta.end(), s.theta.begin(), s.theta.end());
@@ -87,7 +97,35 @@ struct ChainRecording {
   void finish(const inference::ChainCounters& k) {
     counters = {k.accepted, k.rejected, k.non_finite, k.outside_support, k.adaptations, k.adaptation_failures};
   }
+  void keep_state(const inference::ChainRecord& record) {
+    for (const inference::NamedReal& r : record.reals) state_reals.push_back(r.value);
+    for (const inference::NamedInteger& i : record.integers) state_integers.push_back(i.value);
+  }
 };
+
+// Row c of an array of `chains` equal rows.
+template <class T>
+std::vector<T> row(const std::vector<T>& all, int chains, int c) {
+  const std::size_t n = all.size() / static_cast<std::size_t>(chains);
+  return std::vector<T>(all.begin() + static_cast<std::ptrdiff_t>(n * c),
+                        all.begin() + static_cast<std::ptrdiff_t>(n * (c + 1)));
+}
+
+// Chain c's draws so far and its state record, from a checkpoint.
+ChainRecording recording_of(const ChainOutput& o, int c, inference::ChainRecord& record) {
+  ChainRecording r;
+  r.theta = row(o.theta, o.chains, c);
+  r.log_likelihood = row(o.log_likelihood, o.chains, c);
+  r.log_prior = row(o.log_prior, o.chains, c);
+  r.proposed_log_likelihood = row(o.proposed_log_likelihood, o.chains, c);
+  r.covariance = row(o.proposal_covariance, o.chains, c);
+  r.outcome = row(o.outcome, o.chains, c);
+  const std::vector<double> reals = row(o.state_reals, o.chains, c);
+  const std::vector<std::uint64_t> integers = row(o.state_integers, o.chains, c);
+  for (std::size_t i = 0; i < reals.size(); ++i) record.reals.push_back({o.state_real_names[i], reals[i]});
+  for (std::size_t i = 0; i < integers.size(); ++i) record.integers.push_back({o.state_integer_names[i], integers[i]});
+  return r;
+}
 
 // The chain's settings that fix which iterations are kept and when the covariance is recorded.
 struct Schedule {
@@ -95,14 +133,15 @@ struct Schedule {
   inference::AdaptationOptions adaptation;
 
   bool kept(std::uint64_t i) const { return i > burn_in && (i - burn_in) % thinning == 0; }
-  std::vector<std::uint64_t> kept_iterations() const {
+  // The kept iterations and the covariance records up to iteration `last`.
+  std::vector<std::uint64_t> kept_iterations(std::uint64_t last) const {
     std::vector<std::uint64_t> out;
-    for (std::uint64_t i = burn_in + thinning; i <= iterations; i += thinning) out.push_back(i);
+    for (std::uint64_t i = burn_in + thinning; i <= last; i += thinning) out.push_back(i);
     return out;
   }
-  std::vector<std::uint64_t> covariance_iterations() const {
+  std::vector<std::uint64_t> covariance_iterations(std::uint64_t last) const {
     std::vector<std::uint64_t> out{0};
-    for (std::uint64_t i = 1; i <= iterations; ++i)
+    for (std::uint64_t i = 1; i <= last; ++i)
       if (adaptation.due(i)) out.push_back(i);
     return out;
   }
@@ -117,20 +156,14 @@ void print_progress(const inference::ChainState& s, std::uint64_t iterations) {
   std::fflush(stdout);
 }
 
-// Runs one chain to the end on this rank (collective over the chain's ranks).
-ChainRecording run_chain(const inference::PmmhChain& chain, const std::vector<double>& initial,
-                         const inference::LogLikelihood& log_likelihood, const Schedule& schedule, bool talk) {
-  ChainRecording rec;
-  inference::ChainState state = chain.start(initial, log_likelihood);
-  rec.keep_covariance(state);
-  while (state.iteration < schedule.iterations) {
-    const inference::StepResult r = chain.step(state, log_likelihood);
-    if (schedule.kept(r.iteration)) rec.keep(state, r);
-    if (schedule.adaptation.due(r.iteration)) rec.keep_covariance(state);
-    if (talk) print_progress(state, schedule.iterations);
-  }
-  rec.finish(state.counters);
-  return rec;
+// One iteration of this rank's chain (collective over the chain's ranks), recorded as the schedule says.
+void step_chain(const inference::PmmhChain& chain, inference::ChainState& state,
+                const inference::LogLikelihood& log_likelihood, const Schedule& schedule, ChainRecording& rec,
+                bool talk) {
+  const inference::StepResult r = chain.step(state, log_likelihood);
+  if (schedule.kept(r.iteration)) rec.keep(state, r);
+  if (schedule.adaptation.due(r.iteration)) rec.keep_covariance(state);
+  if (talk) print_progress(state, schedule.iterations);
 }
 
 template <class T>
@@ -181,7 +214,48 @@ void gather(const ChainRecording& mine, int chains, MPI_Comm comm, ChainOutput& 
     transfer(mine.proposed_log_likelihood, out.proposed_log_likelihood, leader, rank, comm);
     transfer(mine.covariance, out.proposal_covariance, leader, rank, comm);
     transfer(mine.counters, out.counters, leader, rank, comm);
+    transfer(mine.state_reals, out.state_reals, leader, rank, comm);
+    transfer(mine.state_integers, out.state_integers, leader, rank, comm);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The file's attributes: the configuration (what a restart must match) and the run's shape.
+ResultAttributes chain_attributes(const PmmhCommand& c, int ranks) {
+  ResultAttributes attributes;
+  attributes.text = {{"rsmc_version", kVersion}, {"model", c.model}, {"configuration", c.configuration_text()}};
+  attributes.integers = {{"ranks", ranks},           {"chains", c.chains},
+                         {"particles", c.particles}, {"iterations", c.iterations},
+                         {"burn_in", c.burn_in},     {"thinning", c.thinning}};
+  return attributes;
+}
+
+// --restart: the checkpoint, refused unless it is of this run (the same configuration, rank count free).
+ChainOutput read_restart(const PmmhCommand& c) {
+  const ChainOutput checkpoint = read_chain_file(c.restart);
+  if (checkpoint.state_real_names.empty())
+    throw Error("--restart: '" + c.restart + "' holds no chain states; expected a checkpoint of rsmc pmmh");
+  std::string configuration;
+  for (const auto& [key, value] : read_result_attributes(c.restart).text)
+    if (key == "configuration") configuration = value;
+  const std::string mismatch = first_difference(configuration, c.configuration_text());
+  if (!mismatch.empty()) throw Error("--restart: '" + c.restart + "' belongs to another run; " + mismatch);
+  return checkpoint;
+}
+
+void print_banner(const PmmhCommand& c, const InferenceSettings& settings, int ranks) {
+  std::printf(
+      "rsmc %s pmmh: model %s, %lld chain%s on %d rank%s (%d per chain), %lld particles, %lld iterations, "
+      "seed %lld\n",
+      kVersion, c.model.c_str(), c.chains, c.chains == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
+      ranks / static_cast<int>(c.chains), c.particles, c.iterations, c.seed);
+  for (const inference::InferredParameter& p : settings.parameters)
+    std::printf("  infer %s ~ %s, %s transform\n", p.name.c_str(), p.prior.describe().c_str(),
+                p.transform.describe().c_str());
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -197,42 +271,63 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   ChainOutput output;
   output.chains = static_cast<int>(c.chains);
   for (const inference::InferredParameter& p : settings.parameters) output.parameter_names.push_back(p.name);
-  output.iteration = schedule.kept_iterations();
-  output.covariance_iteration = schedule.covariance_iterations();
-  if (talk) {
-    std::printf(
-        "rsmc %s pmmh: model %s, %lld chain%s on %d rank%s (%d per chain), %lld particles, %lld iterations, "
-        "seed %lld\n",
-        kVersion, c.model.c_str(), c.chains, c.chains == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
-        ranks / static_cast<int>(c.chains), c.particles, c.iterations, c.seed);
-    for (const inference::InferredParameter& p : settings.parameters)
-      std::printf("  infer %s ~ %s, %s transform\n", p.name.c_str(), p.prior.describe().c_str(),
-                  p.transform.describe().c_str());
-    std::fflush(stdout);
-  }
+  if (talk) print_banner(c, settings, ranks);
 
   const inference::ChainCommunicator split = inference::split_chains(comm, static_cast<int>(c.chains));
   inference::ChainOptions options = settings.chain;
   options.chain = static_cast<std::uint32_t>(split.chain);
+  const inference::InferredParameterSet parameters(settings.parameters);
+  const inference::PmmhChain chain(parameters, options);
+  const inference::LogLikelihood log_likelihood = likelihood_on(split.comm);
   ChainRecording mine;
+  inference::ChainState state;
   run_collectively(comm, [&] {
-    const inference::PmmhChain chain(inference::InferredParameterSet(settings.parameters), options);
-    mine = run_chain(chain, settings.initial, likelihood_on(split.comm), schedule, talk && split.chain == 0);
+    if (!c.restart.empty()) {
+      inference::ChainRecord record;
+      mine = recording_of(read_restart(c), split.chain, record);
+      state = inference::restore(record, parameters);
+      if (talk)
+        std::printf("restarted from %s at iteration %llu\n", c.restart.c_str(),
+                    static_cast<unsigned long long>(state.iteration));
+    } else {
+      state = chain.start(settings.initial, log_likelihood);
+      mine.keep_covariance(state);
+    }
   });
+  install_checkpoint_signals();
+  const bool talk_progress = talk && split.chain == 0;
+  int signal = 0;
+  while (state.iteration < schedule.iterations && signal == 0) {
+    run_collectively(comm, [&] { step_chain(chain, state, log_likelihood, schedule, mine, talk_progress); });
+    signal = checkpoint_requested(comm);
+  }
   MPI_Comm comm_to_free = split.comm;
   MPI_Comm_free(&comm_to_free);
+  mine.finish(state.counters);
+  // A stopped run writes its draws so far and every chain's state to --checkpoint instead.
+  if (signal != 0) {
+    const inference::ChainRecord record = inference::to_record(state);
+    mine.keep_state(record);
+    for (const inference::NamedReal& r : record.reals) output.state_real_names.push_back(r.name);
+    for (const inference::NamedInteger& i : record.integers) output.state_integer_names.push_back(i.name);
+  }
+  output.iteration = schedule.kept_iterations(state.iteration);
+  output.covariance_iteration = schedule.covariance_iterations(state.iteration);
   gather(mine, output.chains, comm, output);
 
+  if (signal != 0) {
+    run_on_root(comm, [&] { write_chain_file(c.checkpoint, output, chain_attributes(c, ranks), true); });
+    if (talk)
+      std::printf(
+          "stopping after iteration %llu on signal %d; checkpoint: %s; continue with --restart %s (exit code "
+          "%d)\n",
+          static_cast<unsigned long long>(state.iteration), signal, c.checkpoint.c_str(), c.checkpoint.c_str(),
+          kExitCheckpointed);
+    return kExitCheckpointed;
+  }
   run_on_root(comm, [&] {
     const std::string summary = chain_summary_text(output);
-    if (!c.output.empty()) {
-      ResultAttributes attributes;
-      attributes.text = {{"rsmc_version", kVersion}, {"model", c.model}, {"configuration", c.configuration_text()}};
-      attributes.integers = {{"ranks", ranks},           {"chains", c.chains},
-                             {"particles", c.particles}, {"iterations", c.iterations},
-                             {"burn_in", c.burn_in},     {"thinning", c.thinning}};
-      write_chain_file(c.output, output, attributes, c.overwrite);
-    }
+    if (!c.output.empty()) write_chain_file(c.output, output, chain_attributes(c, ranks), c.overwrite);
     if (talk) {
       std::fputs(summary.c_str(), stdout);
       if (!c.output.empty()) std::printf("wrote %s\n", c.output.c_str());

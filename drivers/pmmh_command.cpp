@@ -66,6 +66,15 @@ void PmmhCommand::add_to(CLI::App& app) {
                         ->transform(integer_notation(false))
                         ->capture_default_str();
 
+  auto* o_checkpoint =
+      app.add_option("--checkpoint", checkpoint,
+                     "Where SIGTERM or SIGUSR1 (what SLURM sends before a time limit) writes the chains so far and "
+                     "their states; the run then stops with exit code 75")
+          ->capture_default_str();
+  auto* o_restart = app.add_option("--restart", restart,
+                                   "Continue the chains of a --checkpoint file, on any number of ranks, with the same "
+                                   "run file and settings; ends bitwise as an uninterrupted run");
+
   config_keys.text("model", model, o_model);
   config_keys.integer("particles", particles, 1, o_particles);
   config_keys.integer("steps", steps, 1, o_steps);
@@ -80,6 +89,8 @@ void PmmhCommand::add_to(CLI::App& app) {
   config_keys.integer("iterations", iterations, 1, o_iterations);
   config_keys.integer("thinning", thinning, 1, o_thinning);
   config_keys.integer("burn_in", burn_in, 0, o_burn_in);
+  config_keys.text("checkpoint", checkpoint, o_checkpoint);
+  config_keys.text("restart", restart, o_restart);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 //
 // --chains C splits the ranks into C blocks, one chain per block; a chain's random numbers are keyed
 // by (seed, chain, iteration), so its draws are bitwise identical for any number of ranks per chain.
+// SIGTERM writes the chains so far to --checkpoint (exit code 75); --restart continues them.
 #pragma once
 
 #include <mpi.h>
@@ -62,6 +63,8 @@ struct PmmhCommand {
   long long iterations = 1000;
   long long thinning = 1;
   long long burn_in = 0;
+  std::string checkpoint = "pmmh-checkpoint.h5";  // written when SIGTERM / SIGUSR1 stops the run
+  std::string restart;                            // a checkpoint to continue
 
   static constexpr int kDefaultSimulatedSteps = 50;
   static constexpr double kDefaultProposalSd = 0.1;

@@ -19,17 +19,17 @@ using namespace io_detail;  // Hid, Hdf5Type, SilenceHdf5Errors, write_dataset, 
 
 constexpr std::size_t kCounterCount = 6;
 
-std::string joined(const std::vector<std::string>& names) {
+std::string joined(const std::vector<std::string>& names, char separator) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  for (const std::string& n : names) out += (out.empty() ? "" : std::string(1, separator)) + n;
   return out;
 }
 
-std::vector<std::string> split(const std::string& text) {
+std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
+    const std::size_t comma = text.find(separator, start);
     out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -81,6 +81,8 @@ void ChainOutput::check_shapes(const std::string& what) const {
   require("proposed_log_likelihood", proposed_log_likelihood.size(), C * K);
   require("proposal_covariance", proposal_covariance.size(), C * A * d * d);
   require("counters", counters.size(), C * kCounterCount);
+  require("state_reals", state_reals.size(), C * state_real_names.size());
+  require("state_integers", state_integers.size(), C * state_integer_names.size());
 }
 
 void write_chain_file(const std::string& path, const ChainOutput& o, const ResultAttributes& attributes,
@@ -103,11 +105,19 @@ void write_chain_file(const std::string& path, const ChainOutput& o, const Resul
     write(f, "covariance_iteration", {A}, o.covariance_iteration, fail);
     write(f, "proposal_covariance", {C, A, d, d}, o.proposal_covariance, fail);
     write(f, "counters", {C, kCounterCount}, o.counters, fail);
+    if (!o.state_real_names.empty()) {
+      write(f, "state_reals", {C, o.state_real_names.size()}, o.state_reals, fail);
+      write(f, "state_integers", {C, o.state_integer_names.size()}, o.state_integers, fail);
+    }
 
     // The format and the parameter names first, then the caller's attributes.
     ResultAttributes all;
     all.integers = {{"chain_format_version", kChainFormatVersion}};
-    all.text = {{"parameter_names", joined(o.parameter_names)}};
+    all.text = {{"parameter_names", joined(o.parameter_names, ',')}};
+    if (!o.state_real_names.empty()) {
+      all.text.emplace_back("state_real_names", joined(o.state_real_names, '\n'));
+      all.text.emplace_back("state_integer_names", joined(o.state_integer_names, '\n'));
+    }
     write_attributes(f, all, fail);
     write_attributes(f, attributes, fail);
     if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
@@ -117,8 +127,11 @@ void write_chain_file(const std::string& path, const ChainOutput& o, const Resul
 ChainOutput read_chain_file(const std::string& path) {
   const std::string what = "chain file '" + path + "'";
   ChainOutput o;
-  for (const auto& [key, value] : read_result_attributes(path).text)
-    if (key == "parameter_names") o.parameter_names = split(value);
+  for (const auto& [key, value] : read_result_attributes(path).text) {
+    if (key == "parameter_names") o.parameter_names = split(value, ',');
+    if (key == "state_real_names") o.state_real_names = split(value, '\n');
+    if (key == "state_integer_names") o.state_integer_names = split(value, '\n');
+  }
   if (o.parameter_names.empty()) throw Error(what + ": no parameter_names attribute; expected an rsmc pmmh output");
   SilenceHdf5Errors silence;
   Hid file(open_hdf5_read_only(path, what), H5Fclose);
@@ -139,6 +152,10 @@ ChainOutput read_chain_file(const std::string& path) {
   std::vector<hsize_t> adims = read_dataset(f, what, "covariance_iteration", 1, o.covariance_iteration);
   read(f, what, "proposal_covariance", {C, adims[0], d, d}, o.proposal_covariance);
   read(f, what, "counters", {C, kCounterCount}, o.counters);
+  if (!o.state_real_names.empty()) {
+    read(f, what, "state_reals", {C, o.state_real_names.size()}, o.state_reals);
+    read(f, what, "state_integers", {C, o.state_integer_names.size()}, o.state_integers);
+  }
   return o;
 }
 

@@ -18,6 +18,11 @@
 //   /counters                  (C x 6)        uint64   accepted, rejected, non_finite, outside_support,
 //                                                      adaptations, adaptation_failures (all iterations,
 //                                                      burn-in included)
+// A checkpoint of a stopped run is the same file holding the draws so far, plus each chain's state
+// (framework/inference/chain_state.hpp's record, bit for bit):
+//   /state_reals               (C x R)        float64  the record's reals, named by the attribute
+//                                                      state_real_names (one name per line)
+//   /state_integers            (C x I)        uint64   its integers, named by state_integer_names
 // plus root attributes: chain_format_version (int64, 1), parameter_names (text, comma separated, in
 // the order of the last axis of /theta) and the caller's ResultAttributes (the configuration as TOML,
 // the rank count, ...). The datasets are bitwise identical for any number of ranks per chain; the
@@ -49,6 +54,10 @@ struct ChainOutput {
   std::vector<std::uint64_t> covariance_iteration;  // A
   std::vector<double> proposal_covariance;          // C x A x d x d
   std::vector<std::uint64_t> counters;              // C x 6
+  // A checkpoint only (else empty): each chain's state record, the names shared by all chains.
+  std::vector<std::string> state_real_names, state_integer_names;  // R, I
+  std::vector<double> state_reals;                                 // C x R
+  std::vector<std::uint64_t> state_integers;                       // C x I
 
   int dimension() const { return static_cast<int>(parameter_names.size()); }
   std::size_t kept() const { return iteration.size(); }

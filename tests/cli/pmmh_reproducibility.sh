@@ -5,34 +5,7 @@
 # of one run differ, a different seed gives different chains, and rsmc info summarises the output.
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
-cat >"$WORK/run.toml" <<'TOML'
-model = "local_level"
-steps = 15
-particles = 48
-seed = 5
-iterations = 60
-burn_in = 10
-thinning = 2
-quiet = true
-[parameters]
-a1 = 0.0
-p1 = 10.0
-[infer.sigma_eta2]
-prior = "gamma"
-shape = 2.0
-rate = 4.0
-initial = 0.5
-proposal_sd = 0.3
-[infer.sigma_eps2]
-prior = "inverse_gamma"
-shape = 3.0
-scale = 2.0
-initial = 1.0
-proposal_sd = 0.3
-[adaptation]
-start = 20
-interval = 10
-TOML
+cp "$(dirname "$0")/pmmh_local_level.toml" "$WORK/run.toml"
 for p in 1 2 3; do
   rsmc_np "$p" pmmh --config "$WORK/run.toml" --output "$WORK/one_$p.h5" || fail "1 chain on $p ranks"
 done
