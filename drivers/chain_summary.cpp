@@ -32,6 +32,8 @@ std::string chain_lines(const ChainOutput& o) {
 }
 
 std::string parameter_lines(const ChainOutput& o) {
+  // A checkpoint taken during the burn-in holds fewer draws than an sd needs.
+  if (o.kept() < 2) return format("%zu kept draws per chain so far: no posterior summary yet\n", o.kept());
   const bool diagnostics = o.kept() >= 4;  // split R-hat and ESS need two draws per half chain
   std::string out =
       format("posterior over %d chain%s x %zu kept draws:\n", o.chains, o.chains == 1 ? "" : "s", o.kept()) +

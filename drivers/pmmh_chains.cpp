@@ -281,6 +281,7 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   const inference::LogLikelihood log_likelihood = likelihood_on(split.comm);
   ChainRecording mine;
   inference::ChainState state;
+  install_checkpoint_signals();  // from here on a signal stops the chains after an iteration
   run_collectively(comm, [&] {
     if (!c.restart.empty()) {
       inference::ChainRecord record;
@@ -294,7 +295,6 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
       mine.keep_covariance(state);
     }
   });
-  install_checkpoint_signals();
   const bool talk_progress = talk && split.chain == 0;
   int signal = 0;
   while (state.iteration < schedule.iterations && signal == 0) {

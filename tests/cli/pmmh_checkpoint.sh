@@ -7,8 +7,8 @@ source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$WORK"
-# Long enough for a signal after 1 s.
-sed 's/^iterations = 60$/iterations = 3000/; s/^particles = 48$/particles = 100/' \
+# Long enough for a signal after 1 s (about 10 s on one core).
+sed 's/^iterations = 60$/iterations = 20000/; s/^particles = 48$/particles = 100/' \
   "$here/pmmh_local_level.toml" >run.toml
 rsmc_np 2 pmmh --config run.toml --output full.h5 --checkpoint unused.h5 || fail "uninterrupted run"
 [ -e unused.h5 ] && fail "an uninterrupted run wrote a checkpoint"
