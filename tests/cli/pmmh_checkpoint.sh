@@ -6,7 +6,7 @@
 source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
 here=$(cd "$(dirname "$0")" && pwd)
-cd "$WORK"
+cd "$WORK" || exit 1
 # Long enough for a signal after 1 s (about 10 s on one core).
 sed 's/^iterations = 60$/iterations = 20000/; s/^particles = 48$/particles = 100/' \
   "$here/pmmh_local_level.toml" >run.toml
