@@ -23,6 +23,7 @@
 #include "drivers/filter_command.hpp"
 #include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
+#include "drivers/pmmh_command.hpp"
 #include "drivers/simulate_command.hpp"
 #include "drivers/smooth_command.hpp"
 #include "drivers/version.hpp"
@@ -69,6 +70,12 @@ int run(int argc, char** argv, MPI_Comm comm) {
                                               "HDF5 file");
   simulate.add_to(*simulate_app);
   simulate_app->footer("Models:\n" + models);
+  rsmc::drivers::PmmhCommand pmmh;
+  CLI::App* pmmh_app = app.add_subcommand("pmmh",
+                                          "Infer model parameters by particle marginal Metropolis-Hastings, the "
+                                          "likelihood estimated by the distributed filter (docs/inference.md)");
+  pmmh.add_to(*pmmh_app);
+  pmmh_app->footer("Models:\n" + models);
   CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
   const std::vector<Subcommand> benches = {
       add_bench<rsmc::bench::ResampleBench>(
@@ -126,6 +133,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
   try {
     if (*filter_app) return filter.run(comm);
     if (*simulate_app) return simulate.run(comm);
+    if (*pmmh_app) return pmmh.run(comm);
     for (const Subcommand& bench : benches)
       if (*bench.app) return bench.run(comm);
     if (*info_app) return info.run(comm);

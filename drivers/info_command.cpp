@@ -10,9 +10,11 @@
 #include <type_traits>
 #include <variant>
 
+#include "drivers/chain_summary.hpp"
 #include "drivers/collective.hpp"
 #include "base/core/error.hpp"
 #include "framework/engine/step_series.hpp"
+#include "framework/io/chain_file.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
@@ -23,7 +25,7 @@
 namespace rsmc::drivers {
 namespace {
 
-enum class Kind { checkpoint, result, observations, trace, smoothed, unknown };
+enum class Kind { checkpoint, result, observations, trace, smoothed, chains, unknown };
 
 // Whether the file holds any of `needles` among its bytes (read in pieces, without HDF5).
 bool contains_any(const std::string& path, const std::vector<std::string>& needles) {
@@ -64,6 +66,8 @@ Kind hdf5_kind(const std::string& path) {
   if (f >= 0) {
     if (H5Aexists(f, "smoothed_format_version") > 0)
       kind = Kind::smoothed;
+    else if (H5Aexists(f, "chain_format_version") > 0)
+      kind = Kind::chains;
     else if (H5Lexists(f, "ess", H5P_DEFAULT) > 0)
       kind = Kind::result;
     else if (H5Lexists(f, "observations", H5P_DEFAULT) > 0)
@@ -128,12 +132,17 @@ std::string series_summary(const FilterResult& r) {
   return out.str();
 }
 
+// The integer attributes of a result or chain file, one per line.
+void print_integer_attributes(const ResultAttributes& a) {
+  for (const auto& [key, value] : a.integers)
+    std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
+}
+
 void print_result(const std::string& path) {
   const FilterResult r = read_result_file(path);
   const ResultAttributes a = read_result_attributes(path);
   std::printf("%s: rsmc filter result\n", path.c_str());
-  for (const auto& [key, value] : a.integers)
-    std::printf("  %-21s %lld\n", (key + ":").c_str(), static_cast<long long>(value));
+  print_integer_attributes(a);
   for (const auto& [key, value] : a.reals) std::printf("  %-21s %.6g\n", (key + ":").c_str(), value);
   std::printf("  log-likelihood:       %.10g\n%s", r.log_likelihood, series_summary(r).c_str());
   for (const auto& [key, value] : a.text) {
@@ -217,11 +226,22 @@ void print_smoothed(const std::string& path) {
   if (!m.path_ids.empty()) std::printf("  sampled paths:        %zu\n", m.path_ids.size());
 }
 
+void print_chains(const std::string& path) {
+  const ChainOutput chains = read_chain_file(path);
+  const ResultAttributes a = read_result_attributes(path);
+  std::printf("%s: rsmc pmmh chains\n", path.c_str());
+  print_integer_attributes(a);
+  std::printf("%s", indent(chain_summary_text(chains)).c_str());
+  for (const auto& [key, value] : a.text)
+    if (key == "configuration") std::printf("  configuration:\n%s", indent(value).c_str());
+}
+
 }  // namespace
 
 void InfoCommand::add_to(CLI::App& app) {
   app.add_option("file", file,
-                 "A result file, a checkpoint, a trace, a smoothed file, or an observations file (.csv, .h5)")
+                 "A result file, a checkpoint, a trace, a smoothed file, the chains of rsmc pmmh, or an observations "
+                 "file (.csv, .h5)")
       ->required();
 }
 
@@ -244,13 +264,15 @@ int InfoCommand::run(MPI_Comm comm) const {
         return print_trace(file);
       case Kind::smoothed:
         return print_smoothed(file);
+      case Kind::chains:
+        return print_chains(file);
       case Kind::unknown:
         break;
     }
     throw Error(
         "rsmc info: '" + file +
-        "' is not an rsmc result file, checkpoint, trace, smoothed file or observations file (expected a sealed "
-        "checkpoint or trace, HDF5 with /ess or /observations, or a .csv)");
+        "' is not an rsmc result file, checkpoint, trace, smoothed file, pmmh output or observations file (expected "
+        "a sealed checkpoint or trace, HDF5 with /ess or /observations, or a .csv)");
   });
   return 0;
 }

@@ -1,6 +1,8 @@
-// `rsmc info FILE`: what a result file, a checkpoint or an observations file holds, in plain text.
-// The kind is recognised from the file's contents (a checkpoint's format_version attribute, a result
-// file's /ess dataset, an observations file's /observations or a .csv extension). Checkpoints are
+// `rsmc info FILE`: what a result file, a checkpoint, the chains of `rsmc pmmh` (posterior summaries,
+// acceptance, ESS and split R-hat) or an observations file holds, in plain text. The kind is
+// recognised from the file's contents (a checkpoint's format_version attribute, a chain file's
+// chain_format_version, a result file's /ess dataset, an observations file's /observations or a .csv
+// extension). Checkpoints are
 // verified (both checksums) as a restart would. Runs on rank 0; other ranks do nothing.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The models the command line knows by name (--model): a registry filled at run time.
 //
 // Each entry carries what `rsmc models` prints (a summary and the [parameters] with defaults) and
-// the two commands compiled for the model's concrete type: `filter` and `simulate`. The built-in
+// the commands compiled for the model's concrete type: `filter`, `simulate` and `pmmh`. The built-in
 // models (drivers/builtin_models.cpp) are registered on first use; a user's program adds its own
 // with register_model (drivers/register_model.hpp) before calling rsmc::drivers::run_cli, and
 // gets every command, option, checkpoint and output of the standard `rsmc` for them.
@@ -19,6 +19,7 @@ namespace rsmc::drivers {
 
 struct FilterCommand;
 struct SimulateCommand;
+struct PmmhCommand;
 class ModelParameters;
 
 struct ModelEntry {
@@ -27,6 +28,7 @@ struct ModelEntry {
   std::vector<ParameterRow> parameters;                 // name, default and meaning, from the parameter declarations
   std::function<int(FilterCommand&, MPI_Comm)> filter;  // runs `rsmc filter` with this model
   std::function<int(SimulateCommand&, MPI_Comm)> simulate;  // runs `rsmc simulate` with this model
+  std::function<int(PmmhCommand&, MPI_Comm)> pmmh;          // runs `rsmc pmmh` with this model
   // Builds the model from [parameters] and discards it: the checks of a configuration without a run
   // (throws rsmc::Error naming the parameter, as the commands do).
   std::function<void(const ModelParameters&)> build;

@@ -16,9 +16,9 @@
 //   });
 //
 // Keys under [parameters] that the struct does not declare are refused before the model is built;
-// anything not given keeps its declared default. The filter and simulate commands are compiled here,
-// in the caller's program, for the model's type: the same engine, options, checkpoints and outputs as
-// the built-in models.
+// anything not given keeps its declared default. The filter, simulate and pmmh commands are compiled
+// here, in the caller's program, for the model's type: the same engine, options, checkpoints and
+// outputs as the built-in models (pmmh infers any of the struct's real parameters).
 #pragma once
 
 #include <string>
@@ -28,6 +28,7 @@
 #include "drivers/filter_run.hpp"
 #include "drivers/model_parameters.hpp"
 #include "drivers/model_registry.hpp"
+#include "drivers/pmmh_run.hpp"
 #include "drivers/simulate_run.hpp"
 #include "framework/model/parameters.hpp"
 
@@ -64,6 +65,7 @@ void register_model(std::string summary, Build build) {
   entry.simulate = [make](SimulateCommand& command, MPI_Comm comm) {
     return command.run_model(comm, make(command.model_parameters));
   };
+  entry.pmmh = [build](PmmhCommand& command, MPI_Comm comm) { return command.run_model<Params>(comm, build); };
   entry.build = [make](const ModelParameters& given) { (void)make(given); };
   add_model(std::move(entry));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "base/core/error.hpp"
@@ -22,6 +23,48 @@ std::string number_text(double x) {
 }
 
 }  // namespace
+
+// `text` as a TOML basic string: "..." with quotes, backslashes and control characters escaped.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char code[8];
+          std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
+          out += code;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A value read from a run file, written back as TOML (numbers as they were written).
+std::string toml_text(const config::TomlValue& v) {
+  if (v.type == config::TomlValue::Type::string) return quoted(v.text);
+  if (v.type != config::TomlValue::Type::array) return v.text;
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.elements.size(); ++i) out += (i == 0 ? "" : ", ") + toml_text(v.elements[i]);
+  return out + "]";
+}
 
 void ConfigBindings::integer(const std::string& key, long long& target, long long min, CLI::Option* option) {
   bindings_.push_back({key, option, [&target, key, min](const config::TomlDocument& doc, const config::TomlValue& v) {

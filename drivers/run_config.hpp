@@ -44,4 +44,10 @@ class ConfigBindings {
   std::vector<Binding> bindings_;
 };
 
+// `text` as a TOML basic string: "..." with quotes, backslashes and control characters escaped.
+std::string quoted(const std::string& text);
+
+// A value read from a run file, written back as TOML (numbers as they were written).
+std::string toml_text(const config::TomlValue& v);
+
 }  // namespace rsmc::drivers

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Plot an rsmc result file: filtered mean +- 2 sd per state component (with the true state when the
-data were simulated), the effective sample size, and the running log-likelihood estimate.
+data were simulated), the effective sample size, and the running log-likelihood estimate. Or plot the
+chains of `rsmc pmmh`: per parameter the trace of each chain and the marginal posterior density.
 
     python3 tools/plot.py result.h5 [-o result.png] [--components 0,1] [--smoothed smoothed.h5]
+    python3 tools/plot.py chains.h5 [-o chains.png]
 
 With --smoothed (the output of `rsmc smooth`), the smoothed mean +- 2 sd of the recorded steps is drawn
 over the filtered one.
@@ -39,9 +41,44 @@ def read_smoothed(path):
                 np.sqrt(np.maximum(np.asarray(f["smoothed_variance"]), 0.0)))
 
 
+def text_attribute(f, name):
+    value = f.attrs.get(name, "")
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def plot_chains(f, path, output):
+    """Trace plots (one line per chain) and pooled marginal densities of an `rsmc pmmh` output."""
+    for name in ("theta", "iteration"):
+        if name not in f:
+            sys.exit(f"plot.py: '{path}' has no dataset '/{name}'; expected an rsmc pmmh output")
+    theta = np.asarray(f["theta"])  # chains x kept x d
+    iteration = np.asarray(f["iteration"])
+    names = text_attribute(f, "parameter_names").split(",")
+    chains, _, d = theta.shape
+    fig, axes = plt.subplots(d, 2, figsize=(10, 2.6 * d), squeeze=False,
+                             gridspec_kw={"width_ratios": [2.2, 1]})
+    for j in range(d):
+        label = names[j] if len(names) == d else f"theta[{j}]"
+        for c in range(chains):
+            axes[j, 0].plot(iteration, theta[c, :, j], lw=0.6, label=f"chain {c}")
+        axes[j, 0].set_ylabel(label)
+        axes[j, 1].hist(theta[:, :, j].ravel(), bins=40, density=True, color="tab:blue", alpha=0.7)
+        axes[j, 1].axvline(theta[:, :, j].mean(), color="black", lw=1.0, ls="--", label="posterior mean")
+        axes[j, 1].set_xlabel(label)
+        axes[j, 1].set_yticks([])
+    axes[0, 0].legend(loc="upper right", fontsize=8)
+    axes[0, 1].legend(loc="upper right", fontsize=8)
+    axes[-1, 0].set_xlabel("iteration")
+    fig.suptitle(f"rsmc pmmh: {text_attribute(f, 'model')}, {chains} chain{'s' if chains > 1 else ''}, "
+                 f"{theta.shape[1]} kept draws each")
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(output)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("result", help="an rsmc filter result file (.h5)")
+    parser.add_argument("result", help="an rsmc filter result file or rsmc pmmh output (.h5)")
     parser.add_argument("-o", "--output", help="the PNG to write (default: RESULT with .png)")
     parser.add_argument("--components", help="state components to plot, a comma list (default: up to the first 4)")
     parser.add_argument("--smoothed", help="an `rsmc smooth` output (.h5) to overlay: smoothed mean +- 2 sd")
@@ -53,6 +90,8 @@ def main():
     except OSError as e:
         sys.exit(f"plot.py: cannot open '{args.result}': {e}")
     with f:
+        if "chain_format_version" in f.attrs:
+            return plot_chains(f, args.result, args.output or os.path.splitext(args.result)[0] + ".png")
         for name in ("ess", "filtered_mean", "filtered_variance", "log_likelihood_increment"):
             if name not in f:
                 sys.exit(f"plot.py: '{args.result}' has no dataset '/{name}'; expected an rsmc result file")

@@ -101,10 +101,21 @@ Prior::Prior(PriorKind kind, double a, double b) : kind_(kind), a_(a), b_(b) {
   }
 }
 
-Prior Prior::from_name(const std::string& name, double a, double b) {
+namespace {
+
+const PriorInfo& info(const std::string& name) {
   for (const PriorInfo& p : kPriors)
-    if (name == p.name) return Prior(p.kind, a, b);
+    if (name == p.name) return p;
   throw Error("prior \"" + name + "\" is unknown; expected one of " + prior_names());
+}
+
+}  // namespace
+
+Prior Prior::from_name(const std::string& name, double a, double b) { return Prior(info(name).kind, a, b); }
+
+std::vector<std::string> prior_argument_names(const std::string& name) {
+  const PriorInfo& p = info(name);
+  return {p.argument[0], p.argument[1]};
 }
 
 const char* Prior::name() const { return info(kind_).name; }

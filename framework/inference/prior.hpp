@@ -20,6 +20,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace rsmc::inference {
 
@@ -68,5 +69,9 @@ class Prior {
 
 // The names of the priors, comma separated, for messages and --help.
 std::string prior_names();
+
+// The names of the two arguments of the prior called `name` ("gamma": shape, rate), for run files
+// that give them by name; an unknown name is an error that lists the known ones.
+std::vector<std::string> prior_argument_names(const std::string& name);
 
 }  // namespace rsmc::inference

@@ -5,8 +5,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "base/core/error.hpp"
+#include "framework/io/result_file.hpp"
 
 namespace rsmc {
 namespace io_detail {
@@ -42,6 +45,64 @@ hid_t open_hdf5_read_only(const std::string& path, const std::string& what) {
   const hid_t file = is_hdf5 > 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   if (file < 0) throw Error(what + ": cannot open as HDF5 (damaged, or locked by a program writing it)");
   return file;
+}
+
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  if (dims.empty()) return "scalar";
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? " x " : "") + std::to_string(dims[i]);
+  return s + ")";
+}
+
+// Writes dataset `name` (a path relative to `location`, the file or a group).
+void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
+                   const std::vector<hsize_t>& dims, const void* data, const std::string& fail) {
+  Hid space(
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+      H5Sclose);
+  Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
+  if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
+  Hid dset(H5Dcreate2(location, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
+  if (H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 || !dset.close())
+    throw Error(fail + " (cannot write dataset '" + name + "'; disk full?)");
+}
+
+void write_attribute(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+                     const std::string& fail) {
+  Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
+  if (!scalar.valid()) throw Error(fail + " (cannot write attribute '" + name + "')");
+  Hid attr(H5Acreate2(location, name.c_str(), file_type, scalar.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!attr.valid() || H5Awrite(attr.get(), mem_type, data) < 0 || !attr.close())
+    throw Error(fail + " (cannot write attribute '" + name + "')");
+}
+
+hid_t create_output_file(const std::string& path, const std::string& fail) {
+  Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
+  if (!fcpl.valid()) throw Error(fail);
+  H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
+  if (file < 0) throw Error(fail + " (cannot create it)");
+  return file;
+}
+
+hid_t create_text_type(const std::string& fail) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  if (type >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0) return type;
+  if (type >= 0) H5Tclose(type);
+  throw Error(fail + " (cannot make a string type)");
+}
+
+void write_attributes(hid_t location, const ResultAttributes& attributes, const std::string& fail) {
+  Hid text_type(create_text_type(fail), H5Tclose);
+  for (const auto& a : attributes.text) {
+    const char* value = a.second.c_str();
+    write_attribute(location, a.first, text_type.get(), text_type.get(), &value, fail);
+  }
+  for (const auto& a : attributes.integers)
+    write_attribute(location, a.first, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.second, fail);
+  for (const auto& a : attributes.reals)
+    write_attribute(location, a.first, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &a.second, fail);
 }
 
 }  // namespace io_detail

@@ -1,13 +1,20 @@
 // Small HDF5 helpers shared by the HDF5 readers and writers in framework/io (hdf5_observations.cpp,
-// result_file.cpp). Serial HDF5 C API; internal to framework/io, not part of rsmc's interface.
+// result_file.cpp, chain_file.cpp). Serial HDF5 C API; internal to framework/io, not part of rsmc's interface.
 #pragma once
 
 #include <hdf5.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
+
+#include "base/core/error.hpp"
 
 namespace rsmc {
+
+struct ResultAttributes;  // framework/io/result_file.hpp
+
 namespace io_detail {
 
 // Turns off HDF5's automatic error-stack printing for its lifetime, then restores it.
@@ -89,6 +96,60 @@ bool link_exists(hid_t location, const std::string& path);
 // Opens `path` read-only and returns the file (close with H5Fclose); throws rsmc::Error starting with
 // `what` for a missing, unreadable, directory, non-HDF5 or damaged file.
 hid_t open_hdf5_read_only(const std::string& path, const std::string& what);
+
+// "(3 x 2)", or "scalar" for no dimensions: a dataset's shape in messages.
+std::string shape_text(const std::vector<hsize_t>& dims);
+
+// Writes dataset `name` (a path relative to `location`, the file or a group) of shape `dims` (empty:
+// a scalar) without timestamps; throws rsmc::Error starting with `fail` naming the dataset.
+void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
+                   const std::vector<hsize_t>& dims, const void* data, const std::string& fail);
+
+// Writes the scalar attribute `name` of `location`; throws rsmc::Error starting with `fail`.
+void write_attribute(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+                     const std::string& fail);
+
+// Creates (truncates) the HDF5 file `path` without timestamps, its attributes kept in the order they
+// are written (h5dump and readers list them that way); close with H5Fclose. Throws rsmc::Error
+// starting with `fail`.
+hid_t create_output_file(const std::string& path, const std::string& fail);
+
+// A variable-length UTF-8 string type (close with H5Tclose); throws rsmc::Error starting with `fail`.
+hid_t create_text_type(const std::string& fail);
+
+// Writes `attributes` as scalar attributes of `location` in their order: text as variable-length
+// UTF-8, integers as int64, reals as float64.
+void write_attributes(hid_t location, const ResultAttributes& attributes, const std::string& fail);
+
+// Reads dataset `name` of `file`, which must have `rank` dimensions (0 = scalar) and a type of the
+// class of T (Hdf5Type), converting to T. Returns the dimensions; `values` receives the data. Throws
+// rsmc::Error starting with `what` (the file) naming the dataset.
+template <class T>
+std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std::string& name, int rank,
+                                  std::vector<T>& values) {
+  const std::string ds = what + ", dataset '/" + name + "'";
+  if (!link_exists(file, name)) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
+  Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw Error(ds + ": cannot open it as a dataset");
+  Hid type(H5Dget_type(dset.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != Hdf5Type<T>::kClass)
+    throw Error(ds + ": has the wrong type; expected " + Hdf5Type<T>::kDescription);
+  Hid space(H5Dget_space(dset.get()), H5Sclose);
+  if (!space.valid()) throw Error(ds + ": cannot read its shape");
+  const int ndims = H5Sget_simple_extent_type(space.get()) == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space.get()) : 0;
+  std::vector<hsize_t> dims(static_cast<std::size_t>(ndims > 0 ? ndims : 0));
+  if (ndims > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  if (ndims != rank || (rank == 0 && H5Sget_simple_extent_type(space.get()) != H5S_SCALAR))
+    throw Error(ds + ": has shape " + shape_text(dims) + "; expected " +
+                (rank == 0 ? std::string("a scalar") : std::to_string(rank) + "-D"));
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  if (n > static_cast<hsize_t>(std::numeric_limits<int>::max())) throw Error(ds + ": is too large " + shape_text(dims));
+  values.resize(static_cast<std::size_t>(n));
+  if (n > 0 && H5Dread(dset.get(), Hdf5Type<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw Error(ds + ": cannot read its values (damaged file?)");
+  return dims;
+}
 
 }  // namespace io_detail
 }  // namespace rsmc

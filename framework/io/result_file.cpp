@@ -19,7 +19,7 @@
 namespace rsmc {
 namespace {
 
-using namespace io_detail;  // Hid, Hdf5Type, SilenceHdf5Errors, link_exists, open_hdf5_read_only, create_untimed_plist
+using namespace io_detail;  // Hid, Hdf5Type, SilenceHdf5Errors, link_exists, open_hdf5_read_only, write_dataset, ...
 
 // The group holding FilterResult::traffic, and its datasets in the order they are written.
 constexpr const char* kTrafficGroup = "resampling_traffic";
@@ -29,69 +29,6 @@ constexpr std::string_view kLogLikelihoodAfter = "resampled";
 constexpr const char* kTrafficNote =
     "communication and load balance of each resampling; depends on the number of ranks and the layout, unlike "
     "every other dataset";
-
-std::string shape_text(const std::vector<hsize_t>& dims) {
-  if (dims.empty()) return "scalar";
-  std::string s = "(";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? " x " : "") + std::to_string(dims[i]);
-  return s + ")";
-}
-
-// ---- writing ----
-
-// Writes dataset `name` (a path relative to `location`, the file or a group).
-void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type,
-                   const std::vector<hsize_t>& dims, const void* data, const std::string& fail) {
-  Hid space(
-      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-      H5Sclose);
-  Hid dcpl(create_untimed_plist(H5P_DATASET_CREATE), H5Pclose);
-  if (!space.valid() || !dcpl.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
-  Hid dset(H5Dcreate2(location, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
-  if (!dset.valid()) throw Error(fail + " (cannot create dataset '" + name + "')");
-  if (H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 || !dset.close())
-    throw Error(fail + " (cannot write dataset '" + name + "'; disk full?)");
-}
-
-void write_attribute(hid_t file, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
-                     const std::string& fail) {
-  Hid scalar(H5Screate(H5S_SCALAR), H5Sclose);
-  if (!scalar.valid()) throw Error(fail + " (cannot write attribute '" + name + "')");
-  Hid attr(H5Acreate2(file, name.c_str(), file_type, scalar.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (!attr.valid() || H5Awrite(attr.get(), mem_type, data) < 0 || !attr.close())
-    throw Error(fail + " (cannot write attribute '" + name + "')");
-}
-
-// ---- reading ----
-
-// Reads dataset `name`, which must have `rank` dimensions (0 = scalar) and a type of the class of T
-// (Hdf5Type), converting to T. Returns the dimensions; `values` receives the data.
-template <class T>
-std::vector<hsize_t> read_dataset(hid_t file, const std::string& what, const std::string& name, int rank,
-                                  std::vector<T>& values) {
-  const std::string ds = what + ", dataset '/" + name + "'";
-  if (!link_exists(file, name)) throw Error(what + ": no dataset '/" + name + "'; expected an rsmc result file");
-  Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!dset.valid()) throw Error(ds + ": cannot open it as a dataset");
-  Hid type(H5Dget_type(dset.get()), H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != Hdf5Type<T>::kClass)
-    throw Error(ds + ": has the wrong type; expected " + Hdf5Type<T>::kDescription);
-  Hid space(H5Dget_space(dset.get()), H5Sclose);
-  if (!space.valid()) throw Error(ds + ": cannot read its shape");
-  const int ndims = H5Sget_simple_extent_type(space.get()) == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space.get()) : 0;
-  std::vector<hsize_t> dims(static_cast<std::size_t>(ndims > 0 ? ndims : 0));
-  if (ndims > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  if (ndims != rank || (rank == 0 && H5Sget_simple_extent_type(space.get()) != H5S_SCALAR))
-    throw Error(ds + ": has shape " + shape_text(dims) + "; expected " +
-                (rank == 0 ? std::string("a scalar") : std::to_string(rank) + "-D"));
-  hsize_t n = 1;
-  for (hsize_t d : dims) n *= d;
-  if (n > static_cast<hsize_t>(std::numeric_limits<int>::max())) throw Error(ds + ": is too large " + shape_text(dims));
-  values.resize(static_cast<std::size_t>(n));
-  if (n > 0 && H5Dread(dset.get(), Hdf5Type<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-    throw Error(ds + ": cannot read its values (damaged file?)");
-  return dims;
-}
 
 // The path of a series in a result file.
 std::string series_path(const StepSeries& series) {
@@ -243,12 +180,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
   SilenceHdf5Errors silence;
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
-    Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
-    if (!fcpl.valid()) throw Error(fail);
-    // Keep the attributes in the order the caller gave (h5dump and readers list them that way).
-    H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose);
-    if (!file.valid()) throw Error(fail + " (cannot create it)");
+    Hid file(create_output_file(tmp, fail), H5Fclose);
 
     const hsize_t steps = static_cast<hsize_t>(r.steps);
     const hsize_t dim = static_cast<hsize_t>(r.state_dim);
@@ -260,10 +192,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     if (!r.true_state.empty())
       write_dataset(f, "true_state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {steps, dim}, r.true_state.data(), fail);
 
-    Hid text_type(H5Tcopy(H5T_C_S1), H5Tclose);
-    if (!text_type.valid() || H5Tset_size(text_type.get(), H5T_VARIABLE) < 0 ||
-        H5Tset_cset(text_type.get(), H5T_CSET_UTF8) < 0)
-      throw Error(fail + " (cannot make a string type)");
+    Hid text_type(create_text_type(fail), H5Tclose);
 
     {  // /resampling_traffic: the one part that depends on the rank count
       Hid gcpl(create_untimed_plist(H5P_GROUP_CREATE), H5Pclose);
@@ -277,14 +206,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
                       fail + " (group '" + kTrafficGroup + "')");
       if (!group.close()) throw Error(fail + " (cannot close group '" + kTrafficGroup + "')");
     }
-    for (const auto& a : attributes.text) {
-      const char* value = a.second.c_str();
-      write_attribute(f, a.first, text_type.get(), text_type.get(), &value, fail);
-    }
-    for (const auto& a : attributes.integers)
-      write_attribute(f, a.first, H5T_STD_I64LE, H5T_NATIVE_INT64, &a.second, fail);
-    for (const auto& a : attributes.reals)
-      write_attribute(f, a.first, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &a.second, fail);
+    write_attributes(f, attributes, fail);
 
     if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
   });

@@ -5,7 +5,7 @@
 # on 2 ranks: it filters its own model and compares with the exact Kalman filter. Then runs the
 # project's rsmc-random-walk (the standard command line with the model registered, rsmc::cli): it
 # lists the model, filters it on 1 and 3 ranks with identical results, continues a checkpoint on
-# another rank count bit for bit, and refuses an unknown parameter.
+# another rank count bit for bit, refuses an unknown parameter, and infers a parameter with rsmc pmmh.
 #
 # From CTest: RSMC_BUILD_DIR, RSMC_SOURCE_DIR, RSMC_VERSION, CMAKE_COMMAND, RSMC_CXX_COMPILER,
 # RSMC_BUILD_CONFIG, MPIEXEC, MPIEXEC_FLAGS, H5_DATASETS_EQUAL.
@@ -139,4 +139,11 @@ printf 'model = "random_walk"\n[parameters]\nsigma = 1.0\n' >bad.toml
 if "$driver" filter --config bad.toml -q 2>err.txt; then echo "FAIL: an unknown parameter was accepted"; exit 1; fi
 grep -q "model 'random_walk' has no parameter 'sigma'; its parameters: q, r, m0, p0" err.txt ||
   { echo "FAIL: unexpected message: $(cat err.txt)"; exit 1; }
+# rsmc pmmh infers the out-of-tree model's parameters too: the same chain on 1 and 2 ranks.
+printf 'model = "random_walk"\nsteps = 20\nparticles = 200\niterations = 30\nquiet = true\n[infer.q]\nprior = "gamma"\nshape = 2.0\nrate = 4.0\ninitial = 0.5\n' >pmmh.toml
+for p in 1 2; do
+  # shellcheck disable=SC2086
+  "$MPIEXEC" -n $p $MPIEXEC_FLAGS "$driver" pmmh --config pmmh.toml -o "chains_$p.h5"
+done
+"$H5_DATASETS_EQUAL" chains_1.h5 chains_2.h5 || { echo "FAIL: pmmh of random_walk differs on 1 and 2 ranks"; exit 1; }
 echo "all checks passed"
