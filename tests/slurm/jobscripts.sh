@@ -14,6 +14,9 @@
 #     then completion with a result identical to an uninterrupted run. CHAIN_MODE=submit once, with
 #     the signal sent by `scancel --batch --signal=USR1`: the successor (sbatch --dependency)
 #     finishes identically.
+#  5. rsmc-pmmh.sbatch (issue 18) on 2 tasks with 2 chains, signalled with `scancel --batch
+#     --signal=USR1` once the chains run: a checkpoint, `scontrol requeue`, and the requeued job ends
+#     with a chain file identical to an uninterrupted run.
 # Exit code 77 (CTest: skipped) with a message when the SLURM or munge packages are missing or the
 # daemons do not start. Every daemon started here is stopped by pid on exit.
 # shellcheck source-path=SCRIPTDIR
@@ -184,6 +187,28 @@ if finished "CHAIN_MODE=submit, first job" "$first" 90; then
   fi
 fi
 echo "CHAIN_MODE=submit checked at $((SECONDS - t0)) s"
+
+# ---- 5. rsmc-pmmh.sbatch: stopped by hand once the chains run, requeued by the script, continued
+# from its checkpoint. Long enough (about 20 s on one core) for the signal to land before the end.
+sed 's/^iterations = 60$/iterations = 40000/; s/^particles = 48$/particles = 100/' \
+  "$here/../cli/pmmh_local_level.toml" >pmmh.toml
+rsmc_np 2 pmmh --config pmmh.toml --chains 2 --output pmmh_ref.h5 &
+pmmh_ref_pid=$!
+background+=("$pmmh_ref_pid")
+pmmh_id=$(CONFIG=pmmh.toml CHAINS=2 OUTPUT=pmmh.h5 CHECKPOINT=pmmh.checkpoint.h5 \
+  submit --ntasks=2 --time=5 --output=pmmh.out "$JOBSCRIPTS/rsmc-pmmh.sbatch")
+limit=$((SECONDS + 60))
+until grep -q 'rsmc-pmmh.* starting' pmmh.out 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
+sleep 3
+scancel --batch --signal=USR1 "$pmmh_id" || fail "rsmc-pmmh: scancel --signal=USR1 failed"
+if finished "rsmc-pmmh job" "$pmmh_id" 240; then
+  expect_log "rsmc-pmmh job" pmmh.out "requeueing job $pmmh_id"
+  expect_log "rsmc-pmmh job" pmmh.out "continuing the chains of pmmh.checkpoint.h5"
+  expect_log "rsmc-pmmh job" pmmh.out "completed: pmmh.h5"
+  wait "$pmmh_ref_pid" || fail "rsmc-pmmh: uninterrupted run"
+  same "rsmc-pmmh job vs uninterrupted" pmmh_ref.h5 pmmh.h5
+fi
+echo "rsmc-pmmh job checked at $((SECONDS - t0)) s"
 
 # ---- 4. the requeued chain
 if finished "chained job" "$chain_id" 480; then
