@@ -2,7 +2,9 @@
 //
 // state(i, c) is component c of local particle i; with LayoutLeft a component is contiguous over
 // particles (coalesced on GPUs, vectorisable on CPUs). Local particle i has global id first_id + i:
-// between steps every rank holds exactly its block of the BlockDistribution, so ids need no storage.
+// between steps every rank holds one contiguous range of ids, its range in the current Layout
+// (framework/particles/layout.hpp: the block distribution, or after a resampling with a load
+// tolerance the range the rebalancer chose), so ids need no storage.
 // `scratch` is a second state buffer of the same shape: transitions write into it and the two swap,
 // so models never need temporary arrays, and resampling reuses it as its destination.
 #pragma once
