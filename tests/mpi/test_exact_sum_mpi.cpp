@@ -6,6 +6,9 @@
 // cannot leave the others waiting in a collective; the verdicts are then combined over the ranks.
 #include "framework/parallel/exact_sum_mpi.hpp"  // first: it includes <mpi.h> without the C++ bindings
 #include "framework/parallel/binned_sum_mpi.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::bits_of;
 
 #include <catch2/catch.hpp>
 
@@ -27,12 +30,6 @@ namespace {
 
 constexpr std::size_t kN = 10000;
 constexpr int kSums = 3;  // accumulators reduced together
-
-std::uint64_t bits_of(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
 
 double double_of(std::uint64_t u) {
   double x;
@@ -121,7 +118,7 @@ const Serial& serial() {
   return s;
 }
 
-bool same_bytes(const ExactSum& a, const ExactSum& b) { return std::memcmp(&a, &b, sizeof(ExactSum)) == 0; }
+bool same_sum_bytes(const ExactSum& a, const ExactSum& b) { return std::memcmp(&a, &b, sizeof(ExactSum)) == 0; }
 
 // True on every rank iff ok is true on every rank of comm.
 bool all_ranks(bool ok, MPI_Comm comm) {
@@ -215,8 +212,8 @@ TEST_CASE("allreduce_exact over MPI_COMM_WORLD equals the serial exact sum bitwi
 
   bool ok = true;
   for (int j = 0; j < kSums; ++j) {
-    CHECK(same_bytes(sums[j], serial().sums[j]));
-    ok = ok && same_bytes(sums[j], serial().sums[j]);
+    CHECK(same_sum_bytes(sums[j], serial().sums[j]));
+    ok = ok && same_sum_bytes(sums[j], serial().sums[j]);
     const std::uint64_t expect = bits_of(serial().sums[j].to_double());
     const bool everywhere = every_rank_reports(bits_of(sums[j].to_double()), expect, MPI_COMM_WORLD);
     CHECK(everywhere);
@@ -234,7 +231,7 @@ TEST_CASE("every sub-communicator size gives the same bits", "[exact][mpi]") {
     allreduce_exact(sums, kSums, sub);
     bool ok = true;
     for (int j = 0; j < kSums; ++j) {
-      const bool same = same_bytes(sums[j], serial().sums[j]) &&
+      const bool same = same_sum_bytes(sums[j], serial().sums[j]) &&
                         bits_of(sums[j].to_double()) == bits_of(serial().sums[j].to_double());
       CHECK(same);
       ok = ok && same;
@@ -274,7 +271,7 @@ TEST_CASE("uneven and empty local shares", "[exact][mpi]") {
     accumulate(0, 0, sums);
   allreduce_exact(sums, kSums, MPI_COMM_WORLD);
   bool ok = true;
-  for (int j = 0; j < kSums; ++j) ok = ok && same_bytes(sums[j], serial().sums[j]);
+  for (int j = 0; j < kSums; ++j) ok = ok && same_sum_bytes(sums[j], serial().sums[j]);
   CHECK(all_ranks(ok, MPI_COMM_WORLD));
 
   ExactSum one[1];

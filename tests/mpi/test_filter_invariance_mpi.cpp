@@ -11,15 +11,13 @@
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
 #include "models/linear_gaussian.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::same_bytes;
 
 namespace {
 
 using rsmc::models::LinearGaussian;
-
-template <class T>
-bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 struct Outcome {
   rsmc::FilterResult result;

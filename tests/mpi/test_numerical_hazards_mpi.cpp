@@ -15,13 +15,16 @@
 
 #include "framework/engine/bootstrap_filter.hpp"
 #include "tests/support/hazard_models.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::same_bytes;
 
 namespace {
 
 using rsmc::FilterOptions;
 using rsmc::InvalidLikelihood;
 
-struct Outcome {
+struct HazardOutcome {
   std::string error;  // empty: the run completed
   rsmc::FilterResult result;
   std::vector<double> states, log_weights;  // final particles in global id order (on world rank 0)
@@ -47,9 +50,10 @@ std::vector<double> gather(MPI_Comm comm, const Filter& filter, const std::vecto
 // Runs `model` on the first k ranks of MPI_COMM_WORLD (the others wait); with `label`, every
 // particle starts with its global id as its state. Collective over MPI_COMM_WORLD.
 template <class Model>
-Outcome run_on_first(int k, const Model& model, const FilterOptions& options, const rsmc::Observations& y, bool label) {
+HazardOutcome run_on_first(int k, const Model& model, const FilterOptions& options, const rsmc::Observations& y,
+                           bool label) {
   MPI_Comm sub = rsmc::test::first_ranks(k);
-  Outcome out;
+  HazardOutcome out;
   if (sub == MPI_COMM_NULL) return out;
   {
     rsmc::BootstrapFilter<Model> filter(sub, model, options);
@@ -68,13 +72,8 @@ Outcome run_on_first(int k, const Model& model, const FilterOptions& options, co
   return out;
 }
 
-template <class T>
-bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
 // Every reported number and every particle bitwise equal (traffic and timings aside: they depend on k).
-void check_same(const Outcome& a, const Outcome& b) {
+void check_same(const HazardOutcome& a, const HazardOutcome& b) {
   CHECK(a.error == b.error);
   CHECK(same_bytes(a.result.ess, b.result.ess));
   CHECK(same_bytes(a.result.log_likelihood_increment, b.result.log_likelihood_increment));
@@ -105,10 +104,10 @@ using rsmc::test::hazard_options;
 TEST_CASE("NaN / +inf log-likelihood, error mode: the same message on every rank count", "[mpi][hazards]") {
   const auto y = rsmc::test::observations_of({0.0, 0.0, 0.0, 0.0});
   const auto options = hazard_options(300, 0.5, InvalidLikelihood::error);
-  const Outcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);
+  const HazardOutcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);
   if (is_root()) CHECK(one.error.find("at step 2 for global particle id 151 (3 particles in all") != std::string::npos);
   for (int k = 2; k <= world_size(); ++k) {
-    const Outcome other = run_on_first(k, rsmc::test::three_invalid_at_step_2(), options, y, true);
+    const HazardOutcome other = run_on_first(k, rsmc::test::three_invalid_at_step_2(), options, y, true);
     if (is_root()) {
       INFO("1 rank vs " << k << " ranks");
       CHECK(other.error == one.error);
@@ -119,14 +118,14 @@ TEST_CASE("NaN / +inf log-likelihood, error mode: the same message on every rank
 TEST_CASE("NaN / +inf log-likelihood, zero-weight mode: counts and results identical on 1..p ranks", "[mpi][hazards]") {
   const auto y = rsmc::test::observations_of({0.0, 0.0, 0.0, 0.0, 0.0});
   const auto options = hazard_options(300, 0.98, InvalidLikelihood::zero_weight);  // resamples after step 2 only
-  const Outcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);
+  const HazardOutcome one = run_on_first(1, rsmc::test::three_invalid_at_step_2(), options, y, true);
   if (is_root()) {
     REQUIRE(one.error.empty());
     CHECK(one.result.invalid_likelihoods == std::vector<std::uint64_t>{0, 3, 0, 0, 0});
     CHECK(one.result.resampled[1] == 1);
   }
   for (int k = 2; k <= world_size(); ++k) {
-    const Outcome other = run_on_first(k, rsmc::test::three_invalid_at_step_2(), options, y, true);
+    const HazardOutcome other = run_on_first(k, rsmc::test::three_invalid_at_step_2(), options, y, true);
     if (is_root()) {
       INFO("1 rank vs " << k << " ranks");
       check_same(one, other);
@@ -139,9 +138,9 @@ TEST_CASE("log-weights over 600 orders of magnitude: identical on 1..p ranks", "
   const auto y = rsmc::test::observations_of({0.0, 0.0, 0.0});
   for (double threshold : {1e-9, 1.0}) {  // never / every step resampled
     const auto options = hazard_options(1001, threshold, InvalidLikelihood::error);
-    const Outcome one = run_on_first(1, model, options, y, false);
+    const HazardOutcome one = run_on_first(1, model, options, y, false);
     for (int k = 2; k <= world_size(); ++k) {
-      const Outcome other = run_on_first(k, model, options, y, false);
+      const HazardOutcome other = run_on_first(k, model, options, y, false);
       if (is_root()) {
         INFO("threshold " << threshold << ": 1 rank vs " << k << " ranks");
         check_same(one, other);
@@ -155,8 +154,8 @@ TEST_CASE("N = p: one particle per rank gives the results of one rank", "[mpi][h
   const auto y = rsmc::test::observations_of({0.2, -0.4, 0.9, 0.1, -0.3, 0.6});
   for (int k = 2; k <= world_size(); ++k) {
     const auto options = hazard_options(static_cast<std::uint64_t>(k), 1.0, InvalidLikelihood::error);
-    const Outcome one = run_on_first(1, model, options, y, false);
-    const Outcome spread = run_on_first(k, model, options, y, false);
+    const HazardOutcome one = run_on_first(1, model, options, y, false);
+    const HazardOutcome spread = run_on_first(k, model, options, y, false);
     if (is_root()) {
       INFO("N = " << k << " on 1 rank vs on " << k << " ranks");
       REQUIRE(one.error.empty());

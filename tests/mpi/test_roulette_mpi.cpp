@@ -34,18 +34,18 @@ double log_weight(const std::string& pattern, std::uint64_t gid, std::uint64_t n
   return 0.0;
 }
 
-struct Outcome {
+struct RouletteOutcome {
   std::vector<double> states;  // gathered on sub-rank 0, new-id order, particle-major
   rsmc::ResampleStats stats;
 };
 
 // Resamples once on the first k ranks of MPI_COMM_WORLD; valid on world rank 0.
-Outcome resample_on(int k, std::uint64_t n, const std::string& pattern, Scheme scheme, bool algorithm1) {
+RouletteOutcome resample_on(int k, std::uint64_t n, const std::string& pattern, Scheme scheme, bool algorithm1) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm sub;
   MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &sub);
-  Outcome out;
+  RouletteOutcome out;
   if (sub == MPI_COMM_NULL) return out;
   const rsmc::BlockDistribution dist(n, k);
   const int d = 3;
@@ -84,7 +84,7 @@ void check_invariance(std::uint64_t n, const std::string& pattern, Scheme scheme
   int p = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const Outcome reference = resample_on(1, n, pattern, scheme, algorithm1);
+  const RouletteOutcome reference = resample_on(1, n, pattern, scheme, algorithm1);
   if (rank == 0) {
     // Sanity: every offspring is a real particle with positive weight.
     for (std::uint64_t j = 0; j < n; ++j) {
@@ -95,7 +95,7 @@ void check_invariance(std::uint64_t n, const std::string& pattern, Scheme scheme
     }
   }
   for (int k = 2; k <= p && static_cast<std::uint64_t>(k) <= n; ++k) {
-    const Outcome other = resample_on(k, n, pattern, scheme, algorithm1);
+    const RouletteOutcome other = resample_on(k, n, pattern, scheme, algorithm1);
     if (rank == 0) {
       INFO("scheme " << rsmc::scheme_name(scheme) << (algorithm1 ? " (Algorithm 1)" : "") << ", weights " << pattern
                      << ", N = " << n << ": 1 rank vs " << k << " ranks");

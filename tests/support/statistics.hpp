@@ -67,6 +67,15 @@ struct ChiSquare {
   double p_value() const { return chi2_p_value(statistic, df); }
 };
 
+// Wilson-Hilferty: the 0.999 quantile of chi-square with df degrees of freedom,
+// chi2_q(df) ~= df (1 - 2/(9 df) + z_q sqrt(2/(9 df)))^3 with z_0.999 = 3.0902323.
+inline double chi2_quantile_999(int df) {
+  const double z = 3.090232306167813;
+  const double h = 2.0 / (9.0 * df);
+  const double c = 1.0 - h + z * std::sqrt(h);
+  return df * c * c * c;
+}
+
 // Pearson's statistic of observed against expected counts in consecutive categories. Cells with
 // expected count 0 are skipped (callers check that they were observed 0); adjacent cells (in the
 // given order) are merged until each has an expected count >= 5.

@@ -22,17 +22,14 @@
 #include "base/exact/fixed_weight.hpp"
 #include "base/exact/merge_reducer.hpp"
 #include "base/exact/moments.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::bits_of;
 
 namespace {
 
 using rsmc::exact::BinnedSum;
 using rsmc::exact::ExactSum;
-
-std::uint64_t bits_of(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
 
 BinnedSum empty_sum() {
   BinnedSum s;

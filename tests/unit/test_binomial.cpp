@@ -6,9 +6,9 @@
 // - chi-square goodness of fit against the exact pmf: adjacent cells are merged (from the low end
 //   upwards) until each has an expected count >= 5, the last one into its neighbour; the statistic
 //   must stay below the 0.999 quantile of chi-square with (cells - 1) degrees of freedom. The
-//   quantile comes from the Wilson-Hilferty approximation (chi2_quantile_999 below), which at 0.999
-//   slightly overestimates the true quantile for few degrees of freedom (df = 6: 22.68 vs 22.46;
-//   df = 1000: 1143.93 vs 1143.92), i.e. it errs on the side of fewer false alarms;
+//   quantile comes from the Wilson-Hilferty approximation (chi2_quantile_999, tests/support/statistics.hpp), which at
+//   0.999 slightly overestimates the true quantile for few degrees of freedom (df = 6: 22.68 vs 22.46; df = 1000:
+//   1143.93 vs 1143.92), i.e. it errs on the side of fewer false alarms;
 // - a mean or a variance must lie within 5 standard errors (two-sided normal tail: ~5.7e-7).
 #include <catch2/catch.hpp>
 
@@ -23,6 +23,8 @@
 #include "base/rng/stream.hpp"
 #include "tests/support/statistics.hpp"
 
+using rsmc::test::chi2_quantile_999;
+
 using rsmc::exact::u128;
 using rsmc::rng::binomial;
 using rsmc::rng::Purpose;
@@ -35,14 +37,6 @@ constexpr std::uint64_t kSeed = 0xb1a0b1a0ULL;
 constexpr std::size_t kDraws = 100000;
 
 Stream stream(std::uint32_t step, std::uint64_t id) { return Stream(kSeed, Purpose::resample, step, id); }
-
-// Wilson-Hilferty: chi2_q(df) ~= df (1 - 2/(9 df) + z_q sqrt(2/(9 df)))^3 with z_0.999 = 3.0902323.
-double chi2_quantile_999(int df) {
-  const double z = 3.090232306167813;
-  const double h = 2.0 / (9.0 * df);
-  const double c = 1.0 - h + z * std::sqrt(h);
-  return df * c * c * c;
-}
 
 using rsmc::test::chi_square;
 using rsmc::test::ChiSquare;

@@ -36,6 +36,9 @@
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/host/butterfly_sampling.hpp"
 #include "kernels/host/butterfly_table.hpp"
+#include "tests/support/statistics.hpp"
+
+using rsmc::test::chi2_quantile_999;
 
 namespace {
 
@@ -220,14 +223,6 @@ void check_dense_grid(uint64_t seed, const std::vector<size_t>& ks, unsigned t) 
     CHECK(zero_drawn == 0);
     CHECK(bad_uniform == 0);
   }
-}
-
-// Wilson-Hilferty: the 0.999 quantile of chi-square with df degrees of freedom.
-double chi2_quantile_999(int df) {
-  const double z = 3.090232306167813;
-  const double h = 2.0 / (9.0 * df);
-  const double c = 1.0 - h + z * std::sqrt(h);
-  return df * c * c * c;
 }
 
 // Pearson's statistic over the categories with positive weight; zero-weight categories must be empty.

@@ -21,13 +21,16 @@
 #include "base/rng/counter_stream.hpp"
 #include "base/rng/stream.hpp"
 #include "tests/support/statistics.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::bits_of;
 
 namespace {
 
 using namespace rsmc::rng;
 
-constexpr std::size_t kN = 100000;
-constexpr double kKsCritical = 1.95;
+constexpr std::size_t kStreamSamples = 100000;
+constexpr double kStreamKsCritical = 1.95;
 
 using rsmc::test::ks_statistic;
 
@@ -41,12 +44,6 @@ Block r123_block(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint
 
 bool same(const Block& a, const Block& b) {
   return a.v[0] == b.v[0] && a.v[1] == b.v[1] && a.v[2] == b.v[2] && a.v[3] == b.v[3];
-}
-
-std::uint64_t bits_of(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
 }
 
 }  // namespace
@@ -199,23 +196,23 @@ TEST_CASE("generate_normals and pregenerated streams give CounterStream::normal(
 }
 
 TEST_CASE("CounterStream normals are N(0, 1), both halves, and independent across halves and ids", "[counter_stream]") {
-  std::vector<double> first(kN), second(kN), next_id(kN);
-  for (std::size_t i = 0; i < kN; ++i) {
+  std::vector<double> first(kStreamSamples), second(kStreamSamples), next_id(kStreamSamples);
+  for (std::size_t i = 0; i < kStreamSamples; ++i) {
     CounterStream s(21, Purpose::propagate, 1, i);
     first[i] = s.normal();
     second[i] = s.normal();
   }
-  for (std::size_t i = 0; i + 1 < kN; ++i) next_id[i] = first[i + 1];
-  next_id[kN - 1] = first[0];
+  for (std::size_t i = 0; i + 1 < kStreamSamples; ++i) next_id[i] = first[i + 1];
+  next_id[kStreamSamples - 1] = first[0];
   const auto normal_cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
-  const double root_n = std::sqrt(static_cast<double>(kN));
+  const double root_n = std::sqrt(static_cast<double>(kStreamSamples));
   for (const auto* x : {&first, &second}) {
-    CHECK(root_n * ks_statistic(*x, normal_cdf) < kKsCritical);
+    CHECK(root_n * ks_statistic(*x, normal_cdf) < kStreamKsCritical);
     double mean = 0.0, var = 0.0;
     for (double v : *x) mean += v;
-    mean /= kN;
+    mean /= kStreamSamples;
     for (double v : *x) var += (v - mean) * (v - mean);
-    var /= kN;
+    var /= kStreamSamples;
     CHECK(std::fabs(mean) < 5.0 / root_n);                        // SE 1 / sqrt(n)
     CHECK(std::fabs(var - 1.0) < 5.0 * std::sqrt(2.0) / root_n);  // SE sqrt(2 / n)
   }
@@ -228,22 +225,22 @@ TEST_CASE("CounterStream normals are N(0, 1), both halves, and independent acros
   CHECK(std::fabs(corr(first, second)) < 5.0 / root_n);
   CHECK(std::fabs(corr(first, next_id)) < 5.0 / root_n);
   // Box-Muller's radius: first^2 + second^2 = -2 log u1 is Exp(1/2).
-  std::vector<double> r2(kN);
-  for (std::size_t i = 0; i < kN; ++i) r2[i] = first[i] * first[i] + second[i] * second[i];
-  CHECK(root_n * ks_statistic(r2, [](double x) { return 1.0 - std::exp(-x / 2.0); }) < kKsCritical);
+  std::vector<double> r2(kStreamSamples);
+  for (std::size_t i = 0; i < kStreamSamples; ++i) r2[i] = first[i] * first[i] + second[i] * second[i];
+  CHECK(root_n * ks_statistic(r2, [](double x) { return 1.0 - std::exp(-x / 2.0); }) < kStreamKsCritical);
 }
 
 TEST_CASE("CounterStream uniforms are U(0, 1) and exponentials Exp(1)", "[counter_stream]") {
-  std::vector<double> u(kN), e(kN);
-  for (std::size_t i = 0; i < kN; ++i) {
+  std::vector<double> u(kStreamSamples), e(kStreamSamples);
+  for (std::size_t i = 0; i < kStreamSamples; ++i) {
     CounterStream s(22, Purpose::model, 2, i);
     u[i] = s.uniform();
     e[i] = s.exponential();
   }
-  const double root_n = std::sqrt(static_cast<double>(kN));
-  CHECK(root_n * ks_statistic(u, [](double x) { return x; }) < kKsCritical);
-  CHECK(root_n * ks_statistic(e, [](double x) { return 1.0 - std::exp(-x); }) < kKsCritical);
+  const double root_n = std::sqrt(static_cast<double>(kStreamSamples));
+  CHECK(root_n * ks_statistic(u, [](double x) { return x; }) < kStreamKsCritical);
+  CHECK(root_n * ks_statistic(e, [](double x) { return 1.0 - std::exp(-x); }) < kStreamKsCritical);
   double mean_e = 0.0;
   for (double v : e) mean_e += v;
-  CHECK(std::fabs(mean_e / kN - 1.0) < 5.0 / root_n);  // SE 1 / sqrt(n)
+  CHECK(std::fabs(mean_e / kStreamSamples - 1.0) < 5.0 / root_n);  // SE 1 / sqrt(n)
 }

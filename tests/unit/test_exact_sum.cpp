@@ -12,16 +12,17 @@
 #include <vector>
 
 #include "base/exact/exact_sum.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kMax;
+
+using rsmc::test::kInf;
+
+using rsmc::test::bits_of;
 
 using rsmc::exact::ExactSum;
 
 namespace {
-
-std::uint64_t bits_of(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
 
 double double_of(std::uint64_t u) {
   double x;
@@ -61,10 +62,8 @@ double random_log_uniform(std::mt19937_64& rng, double lo, double hi) {
   return (rng() & 1) ? -x : x;
 }
 
-constexpr double kMax = std::numeric_limits<double>::max();
 constexpr double kMinNormal = std::numeric_limits<double>::min();
 constexpr double kDenormMin = std::numeric_limits<double>::denorm_min();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Sign of the exact value (to_double() preserves sign and zero-ness whatever the rounding).
 int sign_of(const ExactSum& s) {

@@ -20,6 +20,9 @@
 #include "framework/engine/simulate.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
+#include "tests/support/model_testing.hpp"
+
+using rsmc::test::mean_of;
 
 namespace {
 
@@ -48,7 +51,6 @@ Runs run_many(const LinearGaussian& model, const rsmc::Observations& y, std::uin
   return out;
 }
 
-double mean_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
 double sd_of(const std::vector<double>& v) {
   const double m = mean_of(v);
   double s = 0;

@@ -29,6 +29,9 @@
 #include "framework/inference/pmmh.hpp"
 #include "framework/inference/proposal.hpp"
 #include "tests/support/inference_testing.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kInf;
 
 namespace {
 
@@ -36,8 +39,6 @@ using rsmc::testing::error_of;
 using namespace rsmc::inference;
 using rsmc::testing::run_chain;
 using rsmc::testing::same_bits;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A bivariate normal "likelihood" N(theta; mu, S) with S = [[1, 0.8], [0.8, 2]] (no filter seed use).
 constexpr double kMu[2] = {1.0, -2.0};

@@ -20,6 +20,9 @@
 #include "framework/inference/prior.hpp"
 #include "framework/inference/transform.hpp"
 #include "tests/support/inference_testing.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kInf;
 
 namespace {
 
@@ -30,8 +33,6 @@ using rsmc::inference::Prior;
 using rsmc::inference::PriorKind;
 using rsmc::inference::Transform;
 using rsmc::testing::error_of;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The log-density written out again, independently, in long double with libm.
 long double reference_log_density(const Prior& p, long double x) {

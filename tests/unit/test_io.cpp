@@ -21,6 +21,16 @@
 #include "framework/io/hdf5_observations.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
+#include "tests/support/bits.hpp"
+#include "tests/support/inference_testing.hpp"
+#include "tests/support/scratch_dir.hpp"
+
+using rsmc::test::read_bytes;
+using rsmc::test::ScratchDir;
+
+using rsmc::testing::same_bits;
+
+using rsmc::test::kNaN;
 
 namespace fs = std::filesystem;
 using namespace rsmc;
@@ -28,49 +38,10 @@ using Catch::Contains;
 
 namespace {
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// A fresh, empty directory removed with its contents at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path_ =
-        fs::temp_directory_path() / ("rsmc_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
-
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   REQUIRE(out.good());
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  // memcmp must not see the null data() of an empty vector, even with a zero length (UBSan).
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // Reads CSV text written to a scratch file.

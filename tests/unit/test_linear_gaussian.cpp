@@ -35,6 +35,9 @@
 #include "base/rng/stream.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kNaN;
 
 namespace {
 
@@ -50,8 +53,7 @@ using rsmc::models::LinearGaussianParams;
 using rsmc::rng::Purpose;
 using rsmc::rng::Stream;
 
-constexpr double kPi = 3.14159265358979323846;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kPiLinearGaussian = 3.14159265358979323846;
 
 // ---------------------------------------------------------------------------------------------
 // Independent dense linear algebra for the brute-force reference (deliberately separate from the
@@ -151,7 +153,7 @@ double gaussian_log_density(const std::vector<double>& y, const std::vector<doub
     quad += z[i] * z[i];
     log_det_half += std::log(l(i, i));
   }
-  return -0.5 * n * std::log(2.0 * kPi) - log_det_half - 0.5 * quad;
+  return -0.5 * n * std::log(2.0 * kPiLinearGaussian) - log_det_half - 0.5 * quad;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,7 +431,7 @@ std::vector<double> mat_vec(const std::vector<double>& a, const std::vector<doub
   return y;
 }
 
-constexpr int kDraws = 100000;
+constexpr int kNormalDraws = 100000;
 
 }  // namespace
 
@@ -450,7 +452,7 @@ TEST_CASE("kalman_filter: local level model matches the closed form", "[linear_g
   const KalmanResult kf = kalman_filter(LinearGaussianParams::local_level(1.0, 1.0, 0.0, 1.0), obs);
 
   auto log_normal = [](double y, double mu, double var) {
-    return -0.5 * std::log(2.0 * kPi * var) - 0.5 * (y - mu) * (y - mu) / var;
+    return -0.5 * std::log(2.0 * kPiLinearGaussian * var) - 0.5 * (y - mu) * (y - mu) / var;
   };
   const double m1 = 2.0 / 3.0 * y1;
   const double m2 = m1 + 5.0 / 8.0 * (y2 - m1);
@@ -478,7 +480,7 @@ TEST_CASE("kalman_filter: local level model matches the closed form", "[linear_g
   two.steps = 2;
   two.values.resize(2);
   const double quad = (4.0 * y1 * y1 - 4.0 * y1 * y2 + 3.0 * y2 * y2) / 8.0;
-  const double joint = -std::log(2.0 * kPi) - 0.5 * std::log(8.0) - 0.5 * quad;
+  const double joint = -std::log(2.0 * kPiLinearGaussian) - 0.5 * std::log(8.0) - 0.5 * quad;
   require_close(kalman_filter(LinearGaussianParams::local_level(1.0, 1.0, 0.0, 1.0), two).log_likelihood, joint, 1e-14,
                 "joint of y1, y2");
 }
@@ -493,8 +495,9 @@ TEST_CASE("kalman_filter: local level with a missing step predicts only", "[line
   obs.values = {2.5, kNaN, -1.0};
   const KalmanResult kf = kalman_filter(LinearGaussianParams::local_level(0.5, 2.0, 1.0, 3.0), obs);
   const double m1 = 1.0 + 7.0 / 11.0 * (2.5 - 1.0);
-  const double inc1 = -0.5 * std::log(2.0 * kPi * 5.5) - 0.5 * 1.5 * 1.5 / 5.5;
-  const double inc3 = -0.5 * std::log(2.0 * kPi * 47.0 / 11.0) - 0.5 * (-1.0 - m1) * (-1.0 - m1) / (47.0 / 11.0);
+  const double inc1 = -0.5 * std::log(2.0 * kPiLinearGaussian * 5.5) - 0.5 * 1.5 * 1.5 / 5.5;
+  const double inc3 =
+      -0.5 * std::log(2.0 * kPiLinearGaussian * 47.0 / 11.0) - 0.5 * (-1.0 - m1) * (-1.0 - m1) / (47.0 / 11.0);
   require_close(kf.log_likelihood_increment[0], inc1, 1e-14, "increment 1");
   REQUIRE(kf.log_likelihood_increment[1] == 0.0);
   require_close(kf.log_likelihood_increment[2], inc3, 1e-14, "increment 3");
@@ -668,7 +671,8 @@ TEST_CASE("LinearGaussian: construction, params() and cheap copies", "[linear_ga
   const double r0 = y[0] - mean[0], r1 = y[1] - mean[1];
   const double det = p.R[0] * p.R[3] - p.R[1] * p.R[2];
   const double quad = (p.R[3] * r0 * r0 - 2.0 * p.R[1] * r0 * r1 + p.R[0] * r1 * r1) / det;
-  require_close(to_host(out)[0], -std::log(2.0 * kPi) - 0.5 * std::log(det) - 0.5 * quad, 1e-12, "log-likelihood");
+  require_close(to_host(out)[0], -std::log(2.0 * kPiLinearGaussian) - 0.5 * std::log(det) - 0.5 * quad, 1e-12,
+                "log-likelihood");
 }
 
 TEST_CASE("LinearGaussian: log_likelihood is the closed-form Gaussian density", "[linear_gaussian]") {
@@ -695,7 +699,7 @@ TEST_CASE("LinearGaussian: log_likelihood is the closed-form Gaussian density", 
       const std::vector<double> mean = mat_vec(p.C, xs[k], 2, 3);
       const double r0 = ys[k][0] - mean[0], r1 = ys[k][1] - mean[1];
       const double quad = (p.R[3] * r0 * r0 - 2.0 * p.R[1] * r0 * r1 + p.R[0] * r1 * r1) / det;
-      require_close(got[k], -std::log(2.0 * kPi) - 0.5 * std::log(det) - 0.5 * quad, 1e-12,
+      require_close(got[k], -std::log(2.0 * kPiLinearGaussian) - 0.5 * std::log(det) - 0.5 * quad, 1e-12,
                     "point " + std::to_string(k));
     }
   }
@@ -710,7 +714,8 @@ TEST_CASE("LinearGaussian: log_likelihood is the closed-form Gaussian density", 
     const std::vector<double> got = to_host(out);
     for (int k = 0; k < 3; ++k) {
       const double r = ys[k] - xs[k];
-      require_close(got[k], -0.5 * std::log(2.0 * kPi * 1.7) - 0.5 * r * r / 1.7, 1e-12, "point " + std::to_string(k));
+      require_close(got[k], -0.5 * std::log(2.0 * kPiLinearGaussian * 1.7) - 0.5 * r * r / 1.7, 1e-12,
+                    "point " + std::to_string(k));
     }
   }
 }
@@ -736,7 +741,7 @@ TEST_CASE("LinearGaussian: transition replays A from + chol(Q) z exactly", "[lin
 TEST_CASE("LinearGaussian: sample moments of the model's draws", "[linear_gaussian]") {
   const LinearGaussianParams p = model_3x2();
   const LinearGaussian model(p);
-  const int n = kDraws;
+  const int n = kNormalDraws;
 
   SECTION("transition: N(A from, Q)") {
     const std::vector<double> from = {1.0, -2.0, 0.5};

@@ -18,15 +18,19 @@
 
 #include "base/math/math.hpp"
 #include "tests/math/math_cases.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kMax;
+
+using rsmc::test::kNaN;
+
+using rsmc::test::kInf;
 
 namespace math = rsmc::math;
 using rsmc::math_test::Args;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kMax = std::numeric_limits<double>::max();
 constexpr double kMinSubnormal = std::numeric_limits<double>::denorm_min();
 
 std::uint64_t bits(double x) {

@@ -23,11 +23,14 @@
 #include "models/sir_epidemic.hpp"
 #include "models/stochastic_volatility.hpp"
 #include "tests/support/hazard_models.hpp"
+#include "tests/support/model_testing.hpp"
+
+using rsmc::test::validation_message;
 
 namespace {
 
-enum class Shape { round, square };
-constexpr rsmc::ChoiceOption<Shape> kShapes[] = {{"round", Shape::round}, {"square", Shape::square}};
+enum class Outline { round, square };
+constexpr rsmc::ChoiceOption<Outline> kOutlines[] = {{"round", Outline::round}, {"square", Outline::square}};
 
 // One parameter of every kind.
 struct ExampleParams : rsmc::ParameterSet<ExampleParams> {
@@ -35,7 +38,7 @@ struct ExampleParams : rsmc::ParameterSet<ExampleParams> {
   double rate, share;
   int count;
   std::int64_t big;
-  Shape shape;
+  Outline shape;
   int n;
   std::vector<double> weights, M;
   ExampleParams() { reset(); }
@@ -45,7 +48,7 @@ struct ExampleParams : rsmc::ParameterSet<ExampleParams> {
     declare(rsmc::real("share", share, 0.25, "a share").above(0.0).at_most(1.0).because("a probability"));
     declare(rsmc::integer("count", count, 3, "a count").at_least(1).at_most(10, "ten at most"));
     declare(rsmc::integer<std::int64_t>("big", big, 5, "anything"));
-    declare(rsmc::choice("shape", shape, Shape::round, "a shape", kShapes));
+    declare(rsmc::choice("shape", shape, Outline::round, "a shape", kOutlines));
     declare(rsmc::dimension("n", n, 2, "the rows of M"));
     declare(rsmc::real_vector("weights", weights, {1.0, 2.0}, "weights").nonnegative());
     declare(rsmc::real_matrix("M", M, {1.0, 0.0, 0.0, 1.0}, n, n, "an n x n matrix").defines_rows());
@@ -55,16 +58,6 @@ struct ExampleParams : rsmc::ParameterSet<ExampleParams> {
       rsmc::bad_parameter(model, "weights", rsmc::vector_text(weights), "n = " + std::to_string(n) + " entries");
   }
 };
-
-template <class P>
-std::string validation_message(const P& params) {
-  try {
-    params.validate();
-  } catch (const rsmc::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 template <class Call>
 std::string error_of(Call call) {
@@ -129,7 +122,7 @@ TEST_CASE("declared parameters: each constraint's message names the model, the p
       {[](ExampleParams& q) { q.share = NAN; }, "example: share = nan; expected 0 < share <= 1 (a probability)"},
       {[](ExampleParams& q) { q.count = 0; }, "example: count = 0; expected an integer count >= 1"},
       {[](ExampleParams& q) { q.count = 11; }, "example: count = 11; expected an integer count <= 10 (ten at most)"},
-      {[](ExampleParams& q) { q.shape = static_cast<Shape>(7); }, "example: shape = 7; expected 'round' or 'square'"},
+      {[](ExampleParams& q) { q.shape = static_cast<Outline>(7); }, "example: shape = 7; expected 'round' or 'square'"},
       {[](ExampleParams& q) { q.n = 0; }, "example: n = 0; expected an integer n >= 1"},
       {[](ExampleParams& q) {
          q.weights = {1.0, -1.0};
@@ -199,7 +192,7 @@ TEST_CASE("declared parameters: [parameters] of a run file override the defaults
   const ExampleParams p = g.given.read<ExampleParams>();
   CHECK(p.rate == 2.0);  // an integer where a real is declared
   CHECK(p.count == 7);
-  CHECK(p.shape == Shape::square);
+  CHECK(p.shape == Outline::square);
   CHECK(p.n == 3);         // M defines n
   CHECK(p.share == 0.25);  // not given: the default
   CHECK(validation_message(p) == "no error");

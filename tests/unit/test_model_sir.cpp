@@ -50,13 +50,13 @@ using rsmc::test::validation_message;
 using rsmc::test::var_of;
 namespace counts = rsmc::models::counts;
 
-constexpr int kDraws = 200000;
+constexpr int kSirDraws = 200000;
 
-// Chi-square p-value of kDraws draws against a log-pmf over 0..max (the tail beyond max is one cell).
+// Chi-square p-value of kSirDraws draws against a log-pmf over 0..max (the tail beyond max is one cell).
 template <class Draw, class LogPmf>
 double count_p_value(Draw draw, LogPmf log_pmf, int max, std::uint64_t seed) {
   std::vector<double> observed(static_cast<std::size_t>(max) + 2, 0.0), expected(observed.size(), 0.0);
-  for (int i = 0; i < kDraws; ++i) {
+  for (int i = 0; i < kSirDraws; ++i) {
     Stream s(seed, Purpose::model, 0, static_cast<std::uint64_t>(i));
     const double k = draw(s);
     if (!(k >= 0.0 && std::floor(k) == k)) {
@@ -66,10 +66,10 @@ double count_p_value(Draw draw, LogPmf log_pmf, int max, std::uint64_t seed) {
   }
   double inside = 0.0;
   for (int k = 0; k <= max; ++k) {
-    expected[k] = kDraws * std::exp(log_pmf(static_cast<double>(k)));
+    expected[k] = kSirDraws * std::exp(log_pmf(static_cast<double>(k)));
     inside += expected[k];
   }
-  expected.back() = std::fmax(kDraws - inside, 0.0);
+  expected.back() = std::fmax(kSirDraws - inside, 0.0);
   return rsmc::test::chi_square(observed, expected).p_value();
 }
 
@@ -119,15 +119,15 @@ TEST_CASE("count variates follow their distributions", "[models][sir][statistics
   INFO("NB(20, 2): p = " << p_nb);
   CHECK(p_nb > 0.001);
   for (double shape : {0.5, 3.0}) {
-    std::vector<double> g(kDraws);
-    for (int i = 0; i < kDraws; ++i) {
+    std::vector<double> g(kSirDraws);
+    for (int i = 0; i < kSirDraws; ++i) {
       Stream s(19, Purpose::model, 0, static_cast<std::uint64_t>(i));
       g[i] = counts::standard_gamma(s, shape);
     }
     const double mu4 = 3.0 * shape * shape + 6.0 * shape;
     INFO("Gamma(" << shape << "): mean " << mean_of(g) << ", variance " << var_of(g));
-    CHECK(std::abs(mean_of(g) - shape) < 5.0 * std::sqrt(shape / kDraws));
-    CHECK(std::abs(var_of(g) - shape) < 5.0 * std::sqrt((mu4 - shape * shape) / kDraws));
+    CHECK(std::abs(mean_of(g) - shape) < 5.0 * std::sqrt(shape / kSirDraws));
+    CHECK(std::abs(var_of(g) - shape) < 5.0 * std::sqrt((mu4 - shape * shape) / kSirDraws));
   }
 }
 

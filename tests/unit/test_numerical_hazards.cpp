@@ -22,6 +22,9 @@
 #include "framework/engine/bootstrap_filter.hpp"
 #include "base/exact/exact_sum.hpp"
 #include "tests/support/hazard_models.hpp"
+#include "tests/support/bits.hpp"
+
+using rsmc::test::kNaN;
 
 namespace {
 
@@ -32,7 +35,6 @@ using rsmc::InvalidLikelihood;
 using rsmc::test::InvalidAtIds;
 
 constexpr double kEps = DBL_EPSILON;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using rsmc::test::hazard_options;
 

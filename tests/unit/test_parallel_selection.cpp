@@ -39,8 +39,8 @@ using rsmc::exact::u128;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 
-constexpr Scheme kSchemes[] = {Scheme::systematic, Scheme::stratified, Scheme::multinomial, Scheme::residual};
-constexpr std::uint64_t kMax = ~std::uint64_t(0);
+constexpr Scheme kAllSchemes[] = {Scheme::systematic, Scheme::stratified, Scheme::multinomial, Scheme::residual};
+constexpr std::uint64_t kMaxU64 = ~std::uint64_t(0);
 
 // The selection of one rank, as plain vectors.
 struct RankSelection {
@@ -57,21 +57,21 @@ std::vector<std::uint64_t> expand(const std::vector<std::uint64_t>& counts) {
   return a;
 }
 
-struct Slice {
+struct RankSlice {
   std::vector<std::uint64_t> w;
   rsmc::WheelShare wheel;
 };
 
 // Cut `all` into `ranks` consecutive slices at random points (empty slices included).
-std::vector<Slice> cut(const std::vector<std::uint64_t>& all, std::size_t ranks, rsmc::rng::Stream& s) {
+std::vector<RankSlice> cut(const std::vector<std::uint64_t>& all, std::size_t ranks, rsmc::rng::Stream& s) {
   u128 total = 0;
   for (auto w : all) total += w;
-  std::vector<Slice> slices;
+  std::vector<RankSlice> slices;
   std::size_t begin = 0;
   u128 below = 0;
   for (std::size_t k = 0; k < ranks; ++k) {
     const std::size_t end = k + 1 == ranks ? all.size() : begin + s.integer(all.size() - begin + 1);
-    Slice slice;
+    RankSlice slice;
     slice.w.assign(all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
     u128 local = 0;
     for (auto w : slice.w) local += w;
@@ -88,7 +88,7 @@ struct Draw {
   std::uint32_t step;
 };
 
-RankSelection serial(Scheme scheme, const Slice& slice, const Draw& d) {
+RankSelection serial(Scheme scheme, const RankSlice& slice, const Draw& d) {
   rsmc::SelectionInputs in;
   in.fixed_weights = &slice.w;
   in.wheel = slice.wheel;
@@ -104,8 +104,8 @@ RankSelection serial(Scheme scheme, const Slice& slice, const Draw& d) {
 // on the host as the serial code does.
 class SimulatedRanks {
  public:
-  SimulatedRanks(const std::vector<Slice>& slices, std::uint64_t samples) {
-    for (const Slice& slice : slices) {
+  SimulatedRanks(const std::vector<RankSlice>& slices, std::uint64_t samples) {
+    for (const RankSlice& slice : slices) {
       u128 copies = 0, residual = 0;
       for (auto w : slice.w) {
         const u128 scaled = u128(samples) * w, whole = scaled / slice.wheel.total;
@@ -144,7 +144,7 @@ struct Setup {
 };
 
 template <class RankScan>
-RankSelection parallel(Scheme scheme, const Slice& slice, const Draw& d, const Setup& setup, RankScan&& scan,
+RankSelection parallel(Scheme scheme, const RankSlice& slice, const Draw& d, const Setup& setup, RankScan&& scan,
                        rsmc::ParallelSelectionWorkspace<Exec>& ws) {
   Kokkos::View<std::uint64_t*, Memory> w("w", slice.w.size());
   auto host_w = Kokkos::create_mirror_view(w);
@@ -199,18 +199,18 @@ std::string describe(Scheme scheme, const Setup& s) {
 // Residual is compared with the serial selection of the whole wheel restricted to the slice (the
 // serial code scans over a real communicator, so it cannot run on simulated slices).
 void check_all(const std::vector<std::uint64_t>& all, std::size_t ranks, const Draw& d, rsmc::rng::Stream& s) {
-  const std::vector<Slice> slices = cut(all, ranks, s);
-  Slice whole;
+  const std::vector<RankSlice> slices = cut(all, ranks, s);
+  RankSlice whole;
   whole.w = all;
   whole.wheel = rsmc::WheelShare{0, slices[0].wheel.total, slices[0].wheel.total};
   rsmc::ParallelSelectionWorkspace<Exec> ws;  // shared by all calls, as a filter keeps it over steps
-  for (const Scheme scheme : kSchemes) {
+  for (const Scheme scheme : kAllSchemes) {
     if (scheme == Scheme::residual && d.samples >= (std::uint64_t(1) << 32)) continue;
     const RankSelection whole_reference = serial(scheme, whole, d);
     SimulatedRanks simulated(slices, d.samples);
     std::uint64_t begin = 0, first_id = 0;
     for (std::size_t k = 0; k < slices.size(); ++k) {
-      const Slice& slice = slices[k];
+      const RankSlice& slice = slices[k];
       RankSelection reference;
       if (scheme == Scheme::residual) {
         reference.first_id = first_id;
@@ -243,13 +243,13 @@ std::vector<std::uint64_t> random_weights(std::size_t n, rsmc::rng::Stream& s) {
   std::vector<std::uint64_t> w(n);
   for (auto& x : w) {
     const std::uint64_t kind = s.integer(4);
-    x = kind == 0 ? 0 : kind == 1 ? kMax : s.next_u64() >> s.integer(64);
+    x = kind == 0 ? 0 : kind == 1 ? kMaxU64 : s.next_u64() >> s.integer(64);
   }
   if (n > 8) {
     const std::uint64_t run = s.integer(n / 2), at = s.integer(n - run);
     for (std::uint64_t k = at; k < at + run; ++k) w[k] = 0;
   }
-  w[s.integer(n)] = kMax;
+  w[s.integer(n)] = kMaxU64;
   return w;
 }
 
@@ -269,10 +269,10 @@ TEST_CASE("parallel selection equals select_offspring on random weights and slic
 TEST_CASE("parallel selection equals select_offspring on the edge cases", "[parallel_selection]") {
   rsmc::rng::Stream s(77, rsmc::rng::Purpose::model, 2, 0);
   SECTION("one particle") { check_all({12345}, 1, Draw{1, 3, 1}, s); }
-  SECTION("one particle, many offspring") { check_all({kMax}, 1, Draw{1000, 4, 2}, s); }
+  SECTION("one particle, many offspring") { check_all({kMaxU64}, 1, Draw{1000, 4, 2}, s); }
   SECTION("a single huge weight among tiny ones: one particle takes almost every offspring") {
     std::vector<std::uint64_t> w(900, 1);
-    w[450] = kMax;
+    w[450] = kMaxU64;
     check_all(w, 3, Draw{900, 5, 3}, s);
   }
   SECTION("a single non-zero weight") {
@@ -290,7 +290,7 @@ TEST_CASE("parallel selection equals select_offspring on the edge cases", "[para
     check_all(w, 3, Draw{5000, 8, 6}, s);
   }
   SECTION("a wheel above 2^64 with few particles") {
-    check_all(std::vector<std::uint64_t>(5, kMax), 2, Draw{4097, 9, 7}, s);
+    check_all(std::vector<std::uint64_t>(5, kMaxU64), 2, Draw{4097, 9, 7}, s);
   }
 }
 
@@ -350,7 +350,7 @@ TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a sel
     INFO((given_exp ? "exps given" : "exps computed"));
     CHECK(std::vector<std::uint64_t>(host_fixed.data(), host_fixed.data() + n) == expected);
     CHECK(local == total);
-    Slice whole;
+    RankSlice whole;
     whole.w = expected;
     whole.wheel = rsmc::WheelShare{0, total, total};
     const Draw d{n, 4, 9};
@@ -373,12 +373,12 @@ TEST_CASE("fixed_weights_and_wheel: the fixed weights, the rank total, and a sel
 }
 
 TEST_CASE("multinomial cursor and count_below reproduce sorted_multinomial_points", "[parallel_selection]") {
-  using Shape = rsmc::sorted_multinomial_detail::SortedMultinomialShape;
+  using WeightShape = rsmc::sorted_multinomial_detail::SortedMultinomialShape;
   // Default shape, and small ones that reach the depth cap (oversized leaves drawn whole).
-  const Shape shapes[] = {{32, 60}, {1, 0}, {4, 3}, {2, 61}, {32, 5}};
+  const WeightShape shapes[] = {{32, 60}, {1, 0}, {4, 3}, {2, 61}, {32, 5}};
   rsmc::rng::Stream s(5, rsmc::rng::Purpose::model, 3, 0);
-  for (const Shape& shape : shapes) {
-    for (const u128 total : {u128(1000), (u128(1) << 100) + 7, u128(3), u128(kMax) * 977}) {
+  for (const WeightShape& shape : shapes) {
+    for (const u128 total : {u128(1000), (u128(1) << 100) + 7, u128(3), u128(kMaxU64) * 977}) {
       const std::uint64_t samples = shape.max_depth < 4 ? 300 : 3000;
       rsmc::MultinomialTree tree;
       tree.seed = 11;

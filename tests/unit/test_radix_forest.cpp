@@ -33,13 +33,13 @@ using HostSpace = Kokkos::DefaultHostExecutionSpace;
 template <class K, class Ref = std::uint32_t>
 using HostForest = rsmc::kernels::RadixForest<K, HostSpace, Ref>;
 
-std::string show(double x) {
+std::string show_value(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;
 }
-std::string show(std::uint64_t x) { return std::to_string(x); }
-std::string show(u128 x) { return rsmc::exact::to_string(x); }
+std::string show_value(std::uint64_t x) { return std::to_string(x); }
+std::string show_value(u128 x) { return rsmc::exact::to_string(x); }
 
 template <class K>
 constexpr int key_bits() {
@@ -309,7 +309,7 @@ Kokkos::View<K*, HostSpace::memory_space> host_view(const std::vector<K>& v) {
 template <class K, class Ref = std::uint32_t>
 void check_wheel(const Wheel<K>& t, std::uint64_t cells, std::size_t grid, std::mt19937_64& gen,
                  const std::string& what, HostForest<K, Ref>* reuse = nullptr) {
-  INFO(what << ": n = " << t.lower.size() << ", cells requested = " << cells << ", total = " << show(t.total));
+  INFO(what << ": n = " << t.lower.size() << ", cells requested = " << cells << ", total = " << show_value(t.total));
   HostForest<K, Ref> local;
   HostForest<K, Ref>& f = reuse ? *reuse : local;
   const auto lower = host_view(t.lower);
@@ -333,8 +333,8 @@ void check_wheel(const Wheel<K>& t, std::uint64_t cells, std::size_t grid, std::
     max_steps = std::max(max_steps, steps);
     if (got != want || base != want || walked != want) {
       if (bad++ == 0)
-        first_bad = "x = " + show(v) + ": upper_bound " + std::to_string(want) + ", forest " + std::to_string(got) +
-                    ", cutpoint " + std::to_string(base);
+        first_bad = "x = " + show_value(v) + ": upper_bound " + std::to_string(want) + ", forest " +
+                    std::to_string(got) + ", cutpoint " + std::to_string(base);
     }
   }
   INFO(first_bad);
@@ -357,8 +357,8 @@ void check_wheel(const Wheel<K>& t, std::uint64_t cells, std::size_t grid, std::
   REQUIRE(bad == 0);
 }
 
-const std::vector<std::string> kShapes{"uniform",         "random",          "zero runs", "geometric", "i^20",
-                                       "(i mod 32+1)^25", "(i mod 64+1)^35", "4 spikes",  "single"};
+const std::vector<std::string> kShapeNames{"uniform",         "random",          "zero runs", "geometric", "i^20",
+                                           "(i mod 32+1)^25", "(i mod 64+1)^35", "4 spikes",  "single"};
 
 }  // namespace
 
@@ -431,7 +431,7 @@ TEST_CASE("radix forest: small integer wheels, every integer of [0, total]", "[k
 TEST_CASE("radix forest: all key types, shapes, sizes and cell counts agree with binary search", "[kernels]") {
   std::mt19937_64 gen(5);
   for (const std::size_t n : {2, 3, 31, 33, 100, 1000, 4099}) {
-    for (const std::string& name : kShapes) {
+    for (const std::string& name : kShapeNames) {
       const std::vector<double> s = shape(name, n, gen);
       const Wheel<double> td = wheel_of(s);
       const Wheel<double> tu = wheel_of(s, false);  // total = the sum, not 1
@@ -455,7 +455,7 @@ TEST_CASE("radix forest: rebuilding one object (otherBounds reset), 64-bit refer
   HostForest<u128, std::uint64_t> g;
   for (int round = 0; round < 6; ++round) {
     const std::size_t n = round < 3 ? 500 : 77 + round;  // same size three times, then others
-    const std::vector<double> s = shape(kShapes[static_cast<std::size_t>(round) % kShapes.size()], n, gen);
+    const std::vector<double> s = shape(kShapeNames[static_cast<std::size_t>(round) % kShapeNames.size()], n, gen);
     check_wheel(wheel_of(s), 0, 1024, gen, "rebuild double", &f);
     check_wheel(wheel_of(to_u128(s, gen)), round == 4 ? 3 : 0, 1024, gen, "rebuild u128, 64-bit refs", &g);
   }
@@ -577,7 +577,7 @@ TEST_CASE("radix forest: Table 1 distributions, loads per search (forest vs cutp
     CHECK(avg_f < 3.0);
     CHECK(avg_b < 3.0);
     // The paper's trend for the periodic power laws: the slowest of 32 lanes needs fewer loads
-    // with the forest. (With double keys, i^20 does not show it here: its first cell holds lower
+    // with the forest. (With double keys, i^20 does not show_value it here: its first cell holds lower
     // bounds spread over some 250 binades, and the tree spends a level per exponent bit.
     // "4 spikes" ties: a cell that starts at a lower bound skips the root.)
     if (name[0] == '(') CHECK(avg32_f < avg32_b);

@@ -38,13 +38,13 @@ using rsmc::test::ks_statistic;
 // sqrt(n) * D_n must stay below this (alpha = 0.01, see the header comment).
 constexpr double kKsCritical = 1.63;
 
-struct Moments {
+struct SampleMoments {
   double mean = 0, var = 0, kurtosis = 0;  // var: central second moment m2; kurtosis: m4 / m2^2
 };
 
-Moments moments(const std::vector<double>& x) {
+SampleMoments moments(const std::vector<double>& x) {
   const double n = static_cast<double>(x.size());
-  Moments m;
+  SampleMoments m;
   for (double v : x) m.mean += v;
   m.mean /= n;
   double m2 = 0, m4 = 0;
@@ -334,7 +334,7 @@ TEST_CASE("uniform() is U(0,1)", "[rng]") {
     REQUIRE(v > 0.0);
     REQUIRE(v < 1.0);
   }
-  const Moments m = moments(x);
+  const SampleMoments m = moments(x);
   // U(0,1): variance 1/12, so SE(mean) = sqrt(1/(12 n)).
   CHECK(std::abs(m.mean - 0.5) < 5.0 * std::sqrt(1.0 / 12.0) / sqrt_n());
   // SE(sample variance) ~ sqrt((mu4 - sigma^4) / n); mu4 = 1/80, sigma^4 = 1/144 -> (1/180) / n.
@@ -347,7 +347,7 @@ TEST_CASE("uniform() is U(0,1)", "[rng]") {
 TEST_CASE("normal() is N(0,1)", "[rng]") {
   const auto x = sample(Stream(2, Purpose::model, 3, 5), [](Stream& s) { return s.normal(); });
   for (double v : x) REQUIRE(std::isfinite(v));
-  const Moments m = moments(x);
+  const SampleMoments m = moments(x);
   INFO("mean " << m.mean << ", variance " << m.var << ", kurtosis " << m.kurtosis);
   // SE(mean) = sigma / sqrt(n) = 1 / sqrt(n).
   CHECK(std::abs(m.mean) < 5.0 / sqrt_n());
@@ -366,7 +366,7 @@ TEST_CASE("exponential() is Exp(1)", "[rng]") {
     REQUIRE(std::isfinite(v));
     REQUIRE(v > 0.0);
   }
-  const Moments m = moments(x);
+  const SampleMoments m = moments(x);
   INFO("mean " << m.mean << ", variance " << m.var);
   // Exp(1): sigma = 1, so SE(mean) = 1 / sqrt(n).
   CHECK(std::abs(m.mean - 1.0) < 5.0 / sqrt_n());

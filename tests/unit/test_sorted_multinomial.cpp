@@ -18,22 +18,22 @@ using rsmc::exact::u128;
 
 constexpr u128 kU128Max = ~u128(0);
 
-struct Draw {
+struct MultinomialDraw {
   std::uint64_t below = 0;
   std::vector<u128> points;
 };
 
-Draw collect(std::uint64_t seed, std::uint32_t step, std::uint64_t samples, u128 total, u128 lo, u128 hi,
-             rsmc::SortedMultinomialStats* stats = nullptr) {
-  Draw d;
+MultinomialDraw collect(std::uint64_t seed, std::uint32_t step, std::uint64_t samples, u128 total, u128 lo, u128 hi,
+                        rsmc::SortedMultinomialStats* stats = nullptr) {
+  MultinomialDraw d;
   d.below = rsmc::sorted_multinomial_points(
       seed, step, samples, total, lo, hi, [&](u128 x) { d.points.push_back(x); }, stats);
   return d;
 }
 
-Draw collect_shaped(rsmc::sorted_multinomial_detail::SortedMultinomialShape shape, std::uint64_t seed,
-                    std::uint64_t samples, u128 total, u128 lo, u128 hi) {
-  Draw d;
+MultinomialDraw collect_shaped(rsmc::sorted_multinomial_detail::SortedMultinomialShape shape, std::uint64_t seed,
+                               std::uint64_t samples, u128 total, u128 lo, u128 hi) {
+  MultinomialDraw d;
   d.below = rsmc::sorted_multinomial_detail::sorted_multinomial_points_shaped(
       shape, seed, 0, samples, total, lo, hi, [&](u128 x) { d.points.push_back(x); }, nullptr);
   return d;
@@ -70,13 +70,13 @@ std::vector<u128> make_cuts(std::mt19937_64& gen, int k, u128 total, int mode, c
 
 // Splits [0, total) at `cuts` and checks that the pieces reproduce `whole` bit for bit.
 void check_partition(std::uint64_t seed, std::uint64_t samples, u128 total, const std::vector<u128>& cuts,
-                     const Draw& whole) {
+                     const MultinomialDraw& whole) {
   std::vector<u128> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(total);
   std::vector<u128> joined;
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-    const Draw piece = collect(seed, 3, samples, total, bounds[j], bounds[j + 1]);
+    const MultinomialDraw piece = collect(seed, 3, samples, total, bounds[j], bounds[j + 1]);
     INFO("interval " << j << " [" << rsmc::exact::to_string(bounds[j]) << ", " << rsmc::exact::to_string(bounds[j + 1])
                      << ")");
     REQUIRE(piece.below == joined.size());
@@ -86,7 +86,7 @@ void check_partition(std::uint64_t seed, std::uint64_t samples, u128 total, cons
   REQUIRE(joined == whole.points);
 }
 
-double chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
+double pearson_statistic(const std::vector<double>& observed, const std::vector<double>& expected) {
   double chi2 = 0.0;
   for (std::size_t i = 0; i < observed.size(); ++i) {
     const double d = observed[i] - expected[i];
@@ -130,7 +130,7 @@ TEST_CASE("sorted multinomial: the concatenation over any partition of the wheel
   for (const Case& c : cases) {
     INFO("samples " << c.samples << ", total " << rsmc::exact::to_string(c.total));
     const std::uint64_t seed = 4242;
-    const Draw whole = collect(seed, 3, c.samples, c.total, 0, c.total);
+    const MultinomialDraw whole = collect(seed, 3, c.samples, c.total, 0, c.total);
     REQUIRE(whole.below == 0);
     REQUIRE(whole.points.size() == c.samples);
     REQUIRE(std::is_sorted(whole.points.begin(), whole.points.end()));
@@ -158,7 +158,7 @@ TEST_CASE("sorted multinomial: small leaf sizes and depth caps keep the partitio
     for (const u128 total : {u128(1000), pow2(100) + 7, u128(3)}) {
       const std::uint64_t samples = 5000;
       INFO("leaf " << shape.leaf_size << ", depth " << shape.max_depth << ", total " << rsmc::exact::to_string(total));
-      const Draw whole = collect_shaped(shape, 99, samples, total, 0, total);
+      const MultinomialDraw whole = collect_shaped(shape, 99, samples, total, 0, total);
       REQUIRE(whole.points.size() == samples);
       REQUIRE(std::is_sorted(whole.points.begin(), whole.points.end()));
       for (int k = 2; k <= 8; k += 3) {
@@ -168,7 +168,7 @@ TEST_CASE("sorted multinomial: small leaf sizes and depth caps keep the partitio
         bounds.push_back(total);
         std::vector<u128> joined;
         for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-          const Draw piece = collect_shaped(shape, 99, samples, total, bounds[j], bounds[j + 1]);
+          const MultinomialDraw piece = collect_shaped(shape, 99, samples, total, bounds[j], bounds[j + 1]);
           REQUIRE(piece.below == joined.size());
           joined.insert(joined.end(), piece.points.begin(), piece.points.end());
         }
@@ -179,10 +179,10 @@ TEST_CASE("sorted multinomial: small leaf sizes and depth caps keep the partitio
   // A depth-capped tree is still uniform: 64 equal bins of a wheel cut into 8 leaves of 2^97 values.
   const u128 total = pow2(100);
   const std::uint64_t samples = 64000;
-  const Draw d = collect_shaped({32, 3}, 5, samples, total, 0, total);
+  const MultinomialDraw d = collect_shaped({32, 3}, 5, samples, total, 0, total);
   std::vector<double> observed(64, 0.0), expected(64, double(samples) / 64.0);
   for (const u128 x : d.points) observed[static_cast<std::size_t>(x >> 94)] += 1.0;
-  CHECK(chi_square(observed, expected) < kChi2_63df_q999);
+  CHECK(pearson_statistic(observed, expected) < kChi2_63df_q999);
 }
 
 TEST_CASE("sorted multinomial: work is O(log N + points in range / leaf size)", "[sorted_multinomial]") {
@@ -200,7 +200,7 @@ TEST_CASE("sorted multinomial: work is O(log N + points in range / leaf size)", 
     for (std::uint64_t r : {std::uint64_t(0), ranks / 2, ranks - 1}) {
       const u128 lo = slice * r, hi = r + 1 == ranks ? total : slice * (r + 1);
       rsmc::SortedMultinomialStats stats;
-      const Draw d = collect(11, 0, samples, total, lo, hi, &stats);
+      const MultinomialDraw d = collect(11, 0, samples, total, lo, hi, &stats);
       const double m = double(d.points.size());
       INFO("ranks " << ranks << ", rank " << r << ": " << stats.nodes_visited << " nodes for " << m
                     << " points, max depth " << stats.max_depth);
@@ -213,7 +213,7 @@ TEST_CASE("sorted multinomial: work is O(log N + points in range / leaf size)", 
   for (int i = 0; i < 20; ++i) {
     const u128 lo = random_cut(gen, total);
     rsmc::SortedMultinomialStats stats;
-    const Draw d = collect(11, 0, samples, total, lo, lo, &stats);
+    const MultinomialDraw d = collect(11, 0, samples, total, lo, lo, &stats);
     REQUIRE(d.points.empty());
     CHECK(double(stats.nodes_visited) <= c * log2n);
     CHECK(stats.max_depth <= rsmc::kSortedMultinomialMaxDepth);
@@ -224,10 +224,10 @@ TEST_CASE("sorted multinomial: the points are a multinomial draw", "[sorted_mult
   SECTION("counts per value of a wheel of 1000 values are multinomial with equal probabilities") {
     const std::uint64_t samples = 100000;
     const u128 total = 1000;
-    const Draw d = collect(2718, 1, samples, total, 0, total);
+    const MultinomialDraw d = collect(2718, 1, samples, total, 0, total);
     std::vector<double> observed(1000, 0.0), expected(1000, double(samples) / 1000.0);
     for (const u128 x : d.points) observed[static_cast<std::size_t>(x)] += 1.0;
-    CHECK(chi_square(observed, expected) < kChi2_999df_q999);
+    CHECK(pearson_statistic(observed, expected) < kChi2_999df_q999);
   }
   SECTION("64 equal bins of a wheel of 2^90 + 12345 values") {
     const std::uint64_t samples = 100000;
@@ -238,13 +238,13 @@ TEST_CASE("sorted multinomial: the points are a multinomial draw", "[sorted_mult
     for (int j = 0; j < 64; ++j) {
       expected[j] = double(samples) * rsmc::exact::to_double(edges[j + 1] - edges[j]) / rsmc::exact::to_double(total);
     }
-    const Draw d = collect(31415, 1, samples, total, 0, total);
+    const MultinomialDraw d = collect(31415, 1, samples, total, 0, total);
     std::size_t bin = 0;
     for (const u128 x : d.points) {
       while (x >= edges[bin + 1]) ++bin;  // points are sorted
       observed[bin] += 1.0;
     }
-    CHECK(chi_square(observed, expected) < kChi2_63df_q999);
+    CHECK(pearson_statistic(observed, expected) < kChi2_63df_q999);
   }
   SECTION("the mean count in a fixed sub-interval over many seeds is samples * width / total") {
     const std::uint64_t samples = 1000;
@@ -254,7 +254,7 @@ TEST_CASE("sorted multinomial: the points are a multinomial draw", "[sorted_mult
     const int seeds = 3000;
     double sum = 0.0, sum_below = 0.0;
     for (int s = 0; s < seeds; ++s) {
-      const Draw d = collect(1000 + std::uint64_t(s), 2, samples, total, lo, hi);
+      const MultinomialDraw d = collect(1000 + std::uint64_t(s), 2, samples, total, lo, hi);
       sum += double(d.points.size());
       sum_below += double(d.below);
     }
@@ -275,19 +275,19 @@ TEST_CASE("sorted multinomial: emitted points are sorted, in range, and the draw
     for (int i = 0; i < 10; ++i) {
       u128 lo = random_cut(gen, total), hi = random_cut(gen, total);
       if (hi < lo) std::swap(lo, hi);
-      const Draw d = collect(5, 9, samples, total, lo, hi);
+      const MultinomialDraw d = collect(5, 9, samples, total, lo, hi);
       REQUIRE(std::is_sorted(d.points.begin(), d.points.end()));
       for (const u128 x : d.points) {
         REQUIRE(x >= lo);
         REQUIRE(x < hi);
       }
-      const Draw above = collect(5, 9, samples, total, hi, total);
+      const MultinomialDraw above = collect(5, 9, samples, total, hi, total);
       REQUIRE(above.below == d.below + d.points.size());
       REQUIRE(above.below + above.points.size() == samples);
     }
   }
   const u128 total = pow2(80) + 1;
-  const Draw a = collect(5, 9, 1000, total, 0, total);
+  const MultinomialDraw a = collect(5, 9, 1000, total, 0, total);
   CHECK(collect(5, 9, 1000, total, 0, total).points == a.points);   // deterministic
   CHECK(collect(6, 9, 1000, total, 0, total).points != a.points);   // seed matters
   CHECK(collect(5, 10, 1000, total, 0, total).points != a.points);  // step matters
