@@ -52,7 +52,7 @@ if [ "$backend" = cuda ]; then
   options+=("-DCMAKE_CXX_COMPILER=$wrapper" -DRSMC_ENABLE_CUDA=ON)
   launcher="env;CCACHE_DEPEND=1;ccache"
 else
-  options+=(-DRSMC_ENABLE_CUDA=OFF)  # rsmc's own CUDA kernels: built by stage 1 and the cuda build
+  options+=(-DRSMC_ENABLE_CUDA=OFF)  # rsmc's own CUDA kernels: built by the cuda build
 fi
 if command -v ccache >/dev/null; then
   options+=("-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher" "-DCMAKE_CUDA_COMPILER_LAUNCHER=$launcher")

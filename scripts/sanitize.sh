@@ -7,7 +7,7 @@
 #   mpi/rsmc_mpi_tests@1..4   all MPI test cases on 1, 2, 3 and 4 ranks
 #   cli/<SANITIZE_CLI>        the command line reading config files and CSV/HDF5 data files
 #   fuzz/replay_*             the fuzz corpora and crash regressions
-# Left out (they run in stage 1's regular build; under ASan each costs minutes of the CI budget):
+# Left out (they run in stage 1's OpenMP build; under ASan each costs minutes of the CI budget):
 # unit/test_model_sv, unit/test_local_samplers,
 # unit/test_filter_vs_kalman, unit/test_pmmh_kalman (over 10 minutes under ASan; the other
 # inference tests run here), unit/test_layout_choice (1.1 million brute-force layouts) (long statistical runs of code the other model and sampler tests
