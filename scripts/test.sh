@@ -14,7 +14,9 @@
 #   5. Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH, default
 #      HOPPER90) with the patches for CUDA 13, the rsmc command (engine, models, drivers) built
 #      through Kokkos' nvcc_wrapper in build-cuda/, then installed and examples/random_walk built
-#      against the install. Nothing runs (no GPU here). Skipped, saying so, only when nvcc is absent.
+#      against the install; the GPU kit packed from it (scripts/gpu-kit.sh: the CUDA test executables
+#      too, the completeness check) and its gpu-check.sh --dry-run. Nothing runs on a GPU (none
+#      here). Skipped, saying so, only when nvcc is absent.
 #
 #   scripts/test.sh [STAGE...]    STAGE: format regular sanitize fuzz openmp cuda (default: all, in this order)
 #
@@ -84,11 +86,17 @@ kokkos_cuda() {
     RSMC_KOKKOS_CUDA_PATCHES=$deps/kokkos-4.6.01-cuda13.patch
   fi
   # The `rsmc` target: the engine, every model, the drivers and benchmarks through nvcc. The test
-  # executables are not built here: through nvcc each of their files takes about a minute on 2 cores
-  # (`scripts/build-kokkos4.sh cuda` with no target builds them); stage 1 compiles tests/cuda with nvcc.
+  # executables are built below, for the GPU kit only (through nvcc each of their files takes about a
+  # minute on 2 cores); the rest of tests/ is left to `scripts/build-kokkos4.sh cuda` by hand.
   RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda rsmc
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
+  # The GPU kit (docs/gpu.md): packed from build-cuda/ (which builds the CUDA test executables too),
+  # its completeness check, and gpu-check.sh --dry-run on the unpacked kit (the host build's rsmc
+  # of stage 1, or one scripts/gpu-kit.sh builds, must reproduce every reference file)
+  bash scripts/gpu-kit.sh --build-dir build-cuda -o build-cuda/rsmc-gpu-kit.tar.gz
+  rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
+  bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
 all_stages=(format regular sanitize fuzz openmp cuda)
 selected=("$@")
