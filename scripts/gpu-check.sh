@@ -60,11 +60,12 @@ deadline=$((SECONDS + budget))
 # The kit's libraries only for the kit's programs: system tools (nvidia-smi, timeout) keep their own.
 # OpenMPI relocates through OPAL_PREFIX (the kit mirrors /usr's layout); plm isolated because the
 # GPU machine may have no ssh/rsh (the rsh launcher refuses to start without one, even on one node);
-# ob1 + shared memory only, without the single-copy (CMA) path that containers may forbid.
+# ob1 over shared memory (tcp as a fallback), without the single-copy (CMA) path that containers may
+# forbid.
 kit_ld=$kit/lib:$kit/lib/x86_64-linux-gnu/openmpi/lib
 kit_env=(env "LD_LIBRARY_PATH=$kit_ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "OPAL_PREFIX=$kit" "PATH=$kit/bin:$PATH"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1
-  OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
   OMPI_MCA_hwloc_base_binding_policy=none)  # concurrent runs: never all bound to core 0
 mpirun=("${kit_env[@]}" "$kit/bin/orterun" --oversubscribe)
 
