@@ -166,6 +166,8 @@ compare_one() {
 }
 
 # the comparisons: at most 180 s of the budget (a run that has not started by then is not-run), 60 s a run
+# first_lines LOG: the first lines of a run's output that are not OpenMPI's frame (the cause, usually)
+first_lines() { grep -v -e '^--*$' -e '^ *$' "$1" 2> /dev/null | head -n 4 | cut -c1-300 | tr '\n' ' '; }
 step_compare() {
   local tag argline p args t0=$SECONDS stop
   stop=$((SECONDS + $(left 180)))
@@ -189,7 +191,7 @@ step_compare() {
       identical) ;;
       different) say "  DIFFER $(basename "$f" .result): $(head -c 600 "${f%.result}.h5.cmp")" ;;
       not-run) ;;
-      *) say "  $(cut -f3 "$f" | tr a-z A-Z) $(basename "$f" .result): $(tail -n 3 "${f%.result}.h5.log" 2> /dev/null | tr '\n' ' ')" ;;
+      *) say "  $(cut -f3 "$f" | tr a-z A-Z) $(basename "$f" .result): $(first_lines "${f%.result}.h5.log")" ;;
     esac
   done
   local total identical
