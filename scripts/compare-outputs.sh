@@ -17,32 +17,24 @@ ranks=${RANKS:-"1 2 3 4"}
 fails=0; runs=0
 run() { # run BIN P OUT ARGS...
   local bin=$1 p=$2 out=$3; shift 3
-  mpiexec -n "$p" --oversubscribe "$bin" filter "$@" --quiet --output "$out" --overwrite >"$out.log" 2>&1
+  mpiexec -n "$p" --oversubscribe "$bin" filter "$@" --quiet --output "$out" --overwrite </dev/null >"$out.log" 2>&1
 }
-models=(linear_gaussian local_level stochastic_volatility nonlinear_growth lorenz96 sir_epidemic regime_switching)
-schemes=(systematic stratified multinomial residual)
-samplers=(search forest butterfly)
-[ "${QUICK:-0}" = 1 ] && { models=(linear_gaussian stochastic_volatility sir_epidemic); samplers=(search); }
-for m in "${models[@]}"; do
-  for s in "${schemes[@]}"; do
-    for ls in "${samplers[@]}"; do
-      args=(--model "$m" --particles 997 --steps 12 --seed 11 --ess-threshold 0.7 --resampling "$s" --local-sampler "$ls")
-      [ "$m" = lorenz96 ] && args+=(--config "$work/l96.toml")
-      [ "$m" = lorenz96 ] && printf '[parameters]\nd = 8\n' > "$work/l96.toml"
-      tag="$m-$s-$ls"
-      run "$ref" 1 "$work/ref-$tag.h5" "${args[@]}" || { echo "REF FAILED $tag: $(tail -1 "$work/ref-$tag.h5.log")"; fails=$((fails+1)); continue; }
-      for p in $ranks; do
-        runs=$((runs+1))
-        if ! run "$new" "$p" "$work/new-$tag-p$p.h5" "${args[@]}"; then
-          echo "NEW FAILED $tag p=$p: $(tail -1 "$work/new-$tag-p$p.h5.log")"; fails=$((fails+1)); continue
-        fi
-        if ! out=$("$eq" --ignore /resampling_traffic "$work/ref-$tag.h5" "$work/new-$tag-p$p.h5" 2>&1); then
-          echo "DIFFER $tag p=$p: $out"; fails=$((fails+1))
-        fi
-      done
-    done
+source "$(dirname "${BASH_SOURCE[0]}")/filter-runs.sh"  # the run table, shared with scripts/gpu-kit.sh
+filter_run_inputs "$work"
+runs_list=$(filter_runs "$([ "${QUICK:-0}" = 1 ] && echo quick || echo full)" "$work") || exit 2
+while IFS=$'\t' read -r tag argline; do
+  read -r -a args <<<"$argline"
+  run "$ref" 1 "$work/ref-$tag.h5" "${args[@]}" || { echo "REF FAILED $tag: $(tail -1 "$work/ref-$tag.h5.log")"; fails=$((fails+1)); continue; }
+  for p in $ranks; do
+    runs=$((runs+1))
+    if ! run "$new" "$p" "$work/new-$tag-p$p.h5" "${args[@]}"; then
+      echo "NEW FAILED $tag p=$p: $(tail -1 "$work/new-$tag-p$p.h5.log")"; fails=$((fails+1)); continue
+    fi
+    if ! out=$("$eq" --ignore /resampling_traffic "$work/ref-$tag.h5" "$work/new-$tag-p$p.h5" 2>&1); then
+      echo "DIFFER $tag p=$p: $out"; fails=$((fails+1))
+    fi
   done
-done
+done <<<"$runs_list"
 echo "compare_outputs: $runs comparisons, $fails failures (work dir $work)"
 [ "$fails" -eq 0 ] && rm -rf "$work"
 exit $(( fails > 0 ))

@@ -17,6 +17,8 @@
 #                rsmc's CUDA kernels through Kokkos' nvcc_wrapper in build-cuda/; the CUDA tests run
 #                and report "skipped" (no GPU here); the install, with examples/random_walk built
 #                against it. Skipped, saying so, only when nvcc is absent.
+#                The GPU kit is packed from build-cuda/ (scripts/gpu-kit.sh, docs/gpu.md), checked
+#                complete, and its gpu-check.sh runs here in --dry-run mode.
 #
 #   scripts/test.sh [STAGE...]    STAGE: format openmp serial sanitize fuzz cuda (default: all, in this order)
 #
@@ -89,6 +91,12 @@ kokkos_cuda() {
   (cd build-cuda && ctest --output-on-failure -R '^cuda/')
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
+  # The GPU kit (docs/gpu.md): packed from build-cuda/ (which builds the CUDA test executables too),
+  # its completeness check, and gpu-check.sh --dry-run on the unpacked kit (the host build's rsmc
+  # of stage 2, or one scripts/gpu-kit.sh builds, must reproduce every reference file)
+  bash scripts/gpu-kit.sh --build-dir build-cuda -o build-cuda/rsmc-gpu-kit.tar.gz
+  rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
+  bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
 all_stages=(format openmp serial sanitize fuzz cuda)
 selected=("$@")

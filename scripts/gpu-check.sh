@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the one call that checks rsmc on a lent GPU. It runs from the unpacked GPU kit
+# (scripts/gpu-kit.sh packs this file as <kit>/gpu-check.sh beside bin/, lib/ and expected/) on a bare
+# x86-64 machine that has only an NVIDIA driver, and writes under --out:
+#   gpu-check.log        everything the steps printed (tails of long outputs)
+#   gpu-check.json       date, device, driver, kit, each step's status and seconds, each comparison
+#   compare.tsv          one line per host-vs-GPU comparison: run, ranks, result, seconds
+#   bench-kernels.jsonl  `rsmc bench kernels` JSON lines
+#   bench-e2e.jsonl      `rsmc bench e2e` JSON lines (SV and linear Gaussian at N = 1e6, 1e7, 1e8)
+# Steps: nvidia-smi; the host-vs-GPU comparison (every run of expected/runs.txt on every rank count
+# of expected/ranks, with the kit's rsmc, whose Kokkos default execution space is Cuda, compared byte
+# for byte with the host reference file through h5_datasets_equal, /resampling_traffic ignored as in
+# scripts/compare-outputs.sh; at most 180 s); the CUDA test executables (exit 77 = skipped: no
+# usable GPU); the benchmarks. A failing, crashing or differing step is recorded and the script goes on. Each
+# step runs under `timeout`, cut to what is left of --budget, so the whole script ends within it.
+#
+#   gpu-check.sh [--dry-run] [--out DIR] [--jobs N] [--budget SECONDS] [--rsmc PATH]
+#
+#   --dry-run   on a machine without a GPU: runs every step with the host build's rsmc that wrote
+#               expected/ (expected/reference-rsmc, or --rsmc), so every comparison must come out
+#               identical (this proves the script's logic); CUDA tests report skipped; tiny benches
+#   --out DIR   where the files go (default: $OUT if set, else ./gpu-check-out)
+#   --jobs N    comparison runs at once, sharing the GPU (default 4)
+#   --budget S  seconds the whole script may take (default 400)
+#   --rsmc PATH the rsmc to compare (default: the kit's bin/rsmc; --dry-run: the reference)
+# Exit status: 0 when every step passed (a skipped CUDA test passes only in --dry-run), 1 otherwise.
+set -uo pipefail
+kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+die() { echo "gpu-check: $*" >&2; exit 2; }
+
+dry_run=0 out=${OUT:-./gpu-check-out} jobs=4 budget=400 rsmc=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry_run=1 ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    --jobs) jobs=${2:?--jobs needs a number}; shift ;;
+    --budget) budget=${2:?--budget needs seconds}; shift ;;
+    --rsmc) rsmc=${2:?--rsmc needs a path}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+  shift
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs' is not a positive integer"
+[[ $budget =~ ^[1-9][0-9]*$ ]] || die "--budget '$budget' is not a positive integer"
+[ -f "$kit/expected/runs.txt" ] || die "$kit is not an unpacked GPU kit (no expected/runs.txt)"
+if [ -z "$rsmc" ]; then
+  rsmc=$kit/bin/rsmc
+  [ "$dry_run" = 1 ] && rsmc=$(cat "$kit/expected/reference-rsmc")
+fi
+[ -x "$rsmc" ] || die "rsmc '$rsmc' is not an executable (--dry-run: pass the host build's with --rsmc)"
+mkdir -p "$out" || die "cannot create --out '$out'"
+out=$(cd "$out" && pwd)
+log=$out/gpu-check.log
+: > "$log"
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+deadline=$((SECONDS + budget))
+
+# The kit's libraries only for the kit's programs: system tools (nvidia-smi, timeout) keep their own.
+# OpenMPI relocates through OPAL_PREFIX (the kit mirrors /usr's layout); plm isolated because the
+# GPU machine may have no ssh/rsh (the rsh launcher refuses to start without one, even on one node);
+# ob1 over shared memory (tcp as a fallback), without the single-copy (CMA) path that containers may
+# forbid.
+kit_ld=$kit/lib:$kit/lib/x86_64-linux-gnu/openmpi/lib
+kit_env=(env "LD_LIBRARY_PATH=$kit_ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "OPAL_PREFIX=$kit" "PATH=$kit/bin:$PATH"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1
+  OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_hwloc_base_binding_policy=none)  # concurrent runs: never all bound to core 0
+mpirun=("${kit_env[@]}" "$kit/bin/orterun" --oversubscribe)
+
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+# left [WANT]: seconds a step may still take (WANT at most), keeping 5 s for the report
+left() {
+  local rest=$((deadline - SECONDS - 5)) want=${1:-1000000}
+  ((rest < want)) && want=$rest
+  echo $((want > 0 ? want : 0))
+}
+# the steps' table: name, status (pass, fail, skip), seconds, one line of detail
+step_names=() step_status=() step_seconds=() step_detail=()
+record() {
+  step_names+=("$1") step_status+=("$2") step_seconds+=("$3") step_detail+=("$4")
+  say "== $1: $2 ($3 s) $4"
+}
+# timed SECONDS OUTFILE CMD...: runs CMD under timeout, output to OUTFILE; sets rc and took
+timed() {
+  local limit=$(($1 > 0 ? $1 : 1)) file=$2 t0=$SECONDS
+  shift 2
+  timeout -k 10 "$limit" "$@" < /dev/null > "$file" 2>&1
+  rc=$?
+  took=$((SECONDS - t0))
+}
+json_string() {
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\t'/ }
+  printf '"%s"' "${s//$'\n'/ }"
+}
+
+device=none driver=none
+step_gpu() {
+  if ! command -v nvidia-smi > /dev/null; then
+    record nvidia-smi "$([ "$dry_run" = 1 ] && echo skip || echo fail)" 0 "no nvidia-smi on this machine"
+    return
+  fi
+  timed "$(left 30)" "$work/smi.txt" nvidia-smi
+  local smi_rc=$rc
+  tee -a "$log" < "$work/smi.txt" > /dev/null
+  timed "$(left 30)" "$work/smi.csv" nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  if [ "$smi_rc" = 0 ] && [ "$rc" = 0 ]; then
+    device=$(head -n 1 "$work/smi.csv" | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+    driver=$(head -n 1 "$work/smi.csv" | cut -d, -f2 | sed 's/^ *//; s/ *$//')
+    record nvidia-smi pass "$took" "$(head -n 1 "$work/smi.csv")"
+  else
+    record nvidia-smi "$([ "$dry_run" = 1 ] && echo skip || echo fail)" "$took" "nvidia-smi exit $smi_rc/$rc"
+  fi
+}
+
+# cuda_stub_env: --dry-run on a machine without a driver: the CUDA toolkit's stub libcuda (every
+# call fails), so that the CUDA executables load and take their own "no GPU" path (exit 77)
+cuda_stub_env=()
+loader_cache=$(ldconfig -p 2> /dev/null || true)
+if [ "$dry_run" = 1 ] && [[ $loader_cache != *"libcuda.so.1 "* ]]; then
+  stub=${CUDA_HOME:-/usr/local/cuda}/lib64/stubs/libcuda.so
+  if [ -f "$stub" ]; then
+    mkdir -p "$work/stub" && ln -s "$stub" "$work/stub/libcuda.so.1"
+    cuda_stub_env=("LD_LIBRARY_PATH=$kit_ld:$work/stub")
+  fi
+fi
+
+step_cuda_tests() {
+  local t status
+  for t in rsmc_cuda_tests rsmc_cuda_alias_tests rsmc_cuda_butterfly_tests rsmc_cuda_math_tests; do
+    [ -x "$kit/bin/$t" ] || { record "cuda/$t" fail 0 "not in the kit"; continue; }
+    (($(left) > 0)) || { record "cuda/$t" fail 0 "not run: time budget spent"; continue; }
+    timed "$(left 60)" "$work/$t.txt" "${kit_env[@]}" ${cuda_stub_env[@]+"${cuda_stub_env[@]}"} "$kit/bin/$t"
+    tail -n 30 "$work/$t.txt" | sed "s/^/  [$t] /" >> "$log"
+    case $rc in
+      0) status=pass ;;
+      77) status=$([ "$dry_run" = 1 ] && echo skip || echo fail) ;;  # a GPU machine must not skip
+      124 | 137) status=fail rc="timeout" ;;
+      *) status=fail ;;
+    esac
+    record "cuda/$t" "$status" "$took" "exit $rc: $(tail -n 1 "$work/$t.txt")"
+  done
+}
+
+# compare_one TAG P ARGS...: one host-vs-GPU comparison; writes TAG-pP.result (result, seconds)
+compare_one() {
+  local tag=$1 p=$2 limit=$3 name=$1-p$2 result
+  shift 3
+  local file=$work/cmp/$name.h5 ref=$kit/expected/$name.h5
+  timed "$limit" "$file.log" "${mpirun[@]}" -n "$p" "$rsmc" filter "$@" --quiet --output "$file" --overwrite
+  if [ ! -f "$ref" ]; then
+    result=no-reference
+  elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    result=timeout
+  elif [ "$rc" != 0 ] || [ ! -f "$file" ]; then
+    result=crashed
+  elif "${kit_env[@]}" "$kit/bin/h5_datasets_equal" --ignore /resampling_traffic "$ref" "$file" > "$file.cmp" 2>&1; then
+    result=identical
+  else
+    result=different
+  fi
+  printf '%s\t%s\t%s\t%s\n' "$tag" "$p" "$result" "$took" > "$work/cmp/$name.result"
+}
+
+# the comparisons: at most 180 s of the budget (a run that has not started by then is not-run), 60 s a run
+# first_lines LOG: the first lines of a run's output that are not OpenMPI's frame (the cause, usually)
+first_lines() { grep -v -e '^--*$' -e '^ *$' "$1" 2> /dev/null | head -n 4 | cut -c1-300 | tr '\n' ' '; }
+step_compare() {
+  local tag argline p args t0=$SECONDS stop
+  stop=$((SECONDS + $(left 180)))
+  mkdir -p "$work/cmp"
+  while IFS=$'\t' read -r tag argline; do
+    read -r -a args <<< "${argline//@INPUTS@/$kit/expected}"
+    for p in $(cat "$kit/expected/ranks"); do
+      while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+      if ((stop - SECONDS < 5)); then
+        printf '%s\t%s\tnot-run\t0\n' "$tag" "$p" > "$work/cmp/$tag-p$p.result"
+        continue
+      fi
+      compare_one "$tag" "$p" "$(left $((stop - SECONDS < 60 ? stop - SECONDS : 60)))" "${args[@]}" &
+    done
+  done < "$kit/expected/runs.txt"
+  wait
+  cat "$work"/cmp/*.result | sort > "$out/compare.tsv"
+  local f
+  for f in "$work"/cmp/*.result; do
+    case $(cut -f3 "$f") in
+      identical) ;;
+      different) say "  DIFFER $(basename "$f" .result): $(head -c 600 "${f%.result}.h5.cmp")" ;;
+      not-run) ;;
+      *) say "  $(cut -f3 "$f" | tr a-z A-Z) $(basename "$f" .result): $(first_lines "${f%.result}.h5.log")" ;;
+    esac
+  done
+  local total identical
+  total=$(wc -l < "$out/compare.tsv")
+  identical=$(cut -f3 "$out/compare.tsv" | grep -c '^identical$')
+  local counts
+  counts=$(cut -f3 "$out/compare.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+  record compare "$([ "$total" -gt 0 ] && [ "$identical" = "$total" ] && echo pass || echo fail)" \
+    $((SECONDS - t0)) "$total runs: $counts"
+}
+
+step_bench() { # step_bench NAME OUTFILE LIMIT ARGS...
+  local name=$1 file=$2 limit=$3
+  shift 3
+  (($(left) > 5)) || { record "$name" fail 0 "not run: time budget spent"; return; }
+  timed "$(left "$limit")" "$work/$name.out" "${mpirun[@]}" -n 1 "$rsmc" bench "$@"
+  grep '^{' "$work/$name.out" >> "$file"
+  grep -v '^{' "$work/$name.out" | tail -n 20 | sed "s/^/  [$name] /" >> "$log"
+  local lines
+  lines=$(grep -c '^{' "$work/$name.out")
+  record "$name" "$([ "$rc" = 0 ] && [ "$lines" -gt 0 ] && echo pass || echo fail)" "$took" "exit $rc, $lines JSON lines"
+}
+
+step_benches() {
+  : > "$out/bench-kernels.jsonl"
+  : > "$out/bench-e2e.jsonl"
+  local sizes=(1e6 1e7 1e8) kernel_sizes=1e5,1e6 n repeats=3
+  [ "$dry_run" = 1 ] && sizes=(1e3 1e4) kernel_sizes=1e3 repeats=1
+  step_bench bench-kernels "$out/bench-kernels.jsonl" 60 kernels --sizes "$kernel_sizes" --weights power-law \
+    --kernels binary-search,forest,butterfly,alias-psa,alias-sectioned --repeats 3
+  for n in "${sizes[@]}"; do
+    step_bench "bench-e2e-$n" "$out/bench-e2e.jsonl" 120 e2e --models stochastic_volatility,linear_gaussian \
+      --particles "$n" --implementations rsmc --steps 10 --repeats "$repeats" --max-work 1e11
+  done
+}
+
+write_json() {
+  local i sep= f
+  {
+    printf '{"check":"gpu-check","date":%s,"dry_run":%s,' "$(json_string "$(date -u +%FT%TZ)")" \
+      "$([ "$dry_run" = 1 ] && echo true || echo false)"
+    printf '"device":%s,"driver":%s,' "$(json_string "$device")" "$(json_string "$driver")"
+    printf '"host":%s,' "$(json_string "$(uname -srm); $(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2-)")"
+    printf '"kit":%s,"rsmc":%s,' "$(json_string "$(tr '\n' ' ' < "$kit/expected/KIT")")" "$(json_string "$rsmc")"
+    printf '"seconds":%d,"steps":[' "$SECONDS"
+    for i in "${!step_names[@]}"; do
+      printf '%s{"name":%s,"status":"%s","seconds":%s,"detail":%s}' "$sep" "$(json_string "${step_names[i]}")" \
+        "${step_status[i]}" "${step_seconds[i]}" "$(json_string "${step_detail[i]}")"
+      sep=,
+    done
+    printf '],"comparisons":['
+    sep=
+    while IFS=$'\t' read -r tag p result seconds; do
+      printf '%s{"run":"%s","ranks":%s,"result":"%s","seconds":%s}' "$sep" "$tag" "$p" "$result" "$seconds"
+      sep=,
+    done < "$out/compare.tsv"
+    printf ']}\n'
+  } > "$out/gpu-check.json"
+}
+
+say "gpu-check: kit $kit, rsmc $rsmc, dry run $dry_run, budget ${budget}s, out $out ($(date -u +%FT%TZ))"
+: > "$out/compare.tsv"
+step_gpu
+step_compare  # first: what the check is for
+step_cuda_tests
+step_benches
+write_json
+say ""
+say "$(printf '%-28s %-6s %6s  %s' step status secs detail)"
+failed=0
+for i in "${!step_names[@]}"; do
+  say "$(printf '%-28s %-6s %6s  %s' "${step_names[i]}" "${step_status[i]}" "${step_seconds[i]}" "${step_detail[i]:0:90}")"
+  [ "${step_status[i]}" = fail ] && failed=$((failed + 1))
+done
+say "gpu-check: $failed failed step(s) in ${SECONDS}s; files in $out$([ "$failed" = 0 ] || echo " (work files in $work)")"
+[ "$failed" = 0 ] && rm -rf "$work"
+exit $((failed > 0))
