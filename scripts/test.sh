@@ -12,7 +12,7 @@
 #                (scripts/compare-outputs.sh): the two builds give the same results
 #   3. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
 #                CTest subset (scripts/sanitize.sh)
-#   4. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (default 60) s (scripts/fuzz.sh)
+#   4. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
 #   5. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
 #                default HOPPER90) with the patches for CUDA 13; `rsmc`, the CUDA kernels and tests
 #                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/; the CUDA tests run
@@ -122,7 +122,7 @@ for s in "${selected[@]}"; do
     openmp) stage "1 Kokkos 4.6 OpenMP build + whole CTest" kokkos_openmp ;;
     serial) stage "2 Debian Kokkos 3.4 Serial build + same results as stage 1" serial_matches_openmp ;;
     sanitize) stage "3 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
-    fuzz) stage "4 fuzzing" bash scripts/fuzz.sh ;;
+    fuzz) stage "4 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
     cuda) stage "5 Kokkos 4.6 CUDA compile" kokkos_cuda ;;
   esac
 done
