@@ -10,22 +10,25 @@
 #                (scripts/build.sh), and every model x scheme x p-invariant sampler run with it on 1
 #                rank and with stage 1's rsmc (2 threads) on 3 ranks, compared byte for byte
 #                (scripts/compare-outputs.sh): the two builds give the same results
-#   3. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
-#                CTest subset (scripts/sanitize.sh)
-#   4. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
-#   5. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
+#   3. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
 #                default HOPPER90) with the patches for CUDA 13; `rsmc`, the CUDA kernels and tests
-#                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/; the CUDA tests run
-#                and report "skipped" (no GPU here); the install, with examples/random_walk built
-#                against it. Skipped, saying so, only when nvcc is absent.
+#                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/; the install, with
+#                examples/random_walk built against it. Skipped, saying so, only when nvcc is absent.
 #                The GPU kit is packed from build-cuda/ (scripts/gpu-kit.sh, docs/gpu.md), checked
-#                complete, and its gpu-check.sh runs here in --dry-run mode.
+#                complete, and its gpu-check.sh runs here in --dry-run mode: it runs the CUDA tests,
+#                which report "skipped" (no GPU here), and compares the kit's reference results.
+#   4. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
+#                CTest subset (scripts/sanitize.sh)
+#   5. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
 #
-#   scripts/test.sh [STAGE...]    STAGE: format openmp serial sanitize fuzz cuda (default: all, in this order)
+#   The stages that only compile (cuda) come before the last test runs, so the output ends with the
+#   test counts of stages that run tests.
 #
-# Stages 1 and 5 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
+#   scripts/test.sh [STAGE...]    STAGE: format openmp serial cuda sanitize fuzz (default: all, in this order)
+#
+# Stages 1 and 3 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
 # RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
-# when there is none. Stage 5's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
+# when there is none. Stage 3's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
 # RSMC_DEPS_DIR/kokkos-4.6.01-cuda13.patch when present. The Kokkos installs are cached under
 # RSMC_CACHE_DIR (default ~/.cache/rsmc), so only a fresh machine pays for building them.
 # Each stage prints its start time; the output ends with each stage's time.
@@ -73,7 +76,7 @@ kokkos_openmp() {
   (cd build-openmp && env "${env[@]}" OMP_NUM_THREADS=2 ctest --output-on-failure -j 1 --timeout 900 -R '^unit/')
 }
 serial_matches_openmp() {
-  # The README's build: Debian's Kokkos 3.4 Serial, no CUDA kernels (stage 5 compiles those).
+  # The README's build: Debian's Kokkos 3.4 Serial, no CUDA kernels (stage 3 compiles those).
   bash scripts/build.sh -DRSMC_ENABLE_CUDA=OFF --target rsmc --target h5_datasets_equal
   [ -x build-openmp/drivers/rsmc ] || {
     echo "test.sh: stage serial compares with build-openmp/drivers/rsmc: run the openmp stage first" >&2
@@ -98,18 +101,18 @@ kokkos_cuda() {
   # unity batches; 20 minutes on 2 cores beside other work) but are left out here for CI's time.
   RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda rsmc h5_datasets_equal \
     rsmc_cuda_tests rsmc_cuda_alias_tests rsmc_cuda_butterfly_tests rsmc_cuda_math_tests
-  # The CUDA tests need a GPU: here each exits 77, which CTest reports as skipped, never as passed.
-  (cd build-cuda && ctest --output-on-failure -R '^cuda/')
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
-  # The GPU kit (docs/gpu.md): packed from build-cuda/ (which builds the CUDA test executables too),
-  # its completeness check, and gpu-check.sh --dry-run on the unpacked kit (the host build's rsmc
-  # of stage 2, or one scripts/gpu-kit.sh builds, must reproduce every reference file)
+  # The GPU kit (docs/gpu.md): packed from build-cuda/, its completeness check, and gpu-check.sh
+  # --dry-run on the unpacked kit: the host build's rsmc of stage 2 (or one scripts/gpu-kit.sh builds)
+  # must reproduce every reference file, and the CUDA tests, which need a GPU, each exit 77 and are
+  # reported skipped, never passed (a CTest run of only skipped tests would end the log saying
+  # "100% tests passed" of tests that did not run).
   bash scripts/gpu-kit.sh --build-dir build-cuda -o build-cuda/rsmc-gpu-kit.tar.gz
   rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
   bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
-all_stages=(format openmp serial sanitize fuzz cuda)
+all_stages=(format openmp serial cuda sanitize fuzz)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
 for s in "${selected[@]}"; do
@@ -121,9 +124,9 @@ for s in "${selected[@]}"; do
     format) stage "0 formatting" bash scripts/format.sh --check ;;
     openmp) stage "1 Kokkos 4.6 OpenMP build + whole CTest" kokkos_openmp ;;
     serial) stage "2 Debian Kokkos 3.4 Serial build + same results as stage 1" serial_matches_openmp ;;
-    sanitize) stage "3 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
-    fuzz) stage "4 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
-    cuda) stage "5 Kokkos 4.6 CUDA compile" kokkos_cuda ;;
+    cuda) stage "3 Kokkos 4.6 CUDA compile + GPU kit" kokkos_cuda ;;
+    sanitize) stage "4 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
+    fuzz) stage "5 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
   esac
 done
 echo "==== test.sh: all stages passed"
