@@ -13,12 +13,15 @@
 //   a uniform per try (~1.03 tries for shape >= 1); shape < 1 through Gamma(shape + 1) U^(1 / shape).
 // negative_binomial(s, mean, size): the gamma-Poisson mixture Poisson(Gamma(size, mean / size)):
 //   mean `mean`, variance mean + mean^2 / size.
+// exp, log, lgamma and pow are rsmc::math's (never libm's), so the variates are the same bits on every
+// machine and on a CUDA device.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 
 namespace rsmc::models::counts {
@@ -26,7 +29,7 @@ namespace rsmc::models::counts {
 RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
   if (!(lambda > 0.0)) return 0.0;
   if (lambda < 10.0) {
-    const double limit = exp(-lambda);
+    const double limit = math::exp(-lambda);
     double k = 0.0, product = s.uniform();
     while (product > limit) {
       k += 1.0;
@@ -34,7 +37,7 @@ RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
     }
     return k;
   }
-  const double slam = sqrt(lambda), loglam = log(lambda);
+  const double slam = sqrt(lambda), loglam = math::log(lambda);
   const double b = 0.931 + 2.53 * slam;
   const double a = -0.059 + 0.02483 * b;
   const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
@@ -46,7 +49,9 @@ RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
     const double k = floor((2.0 * a / us + b) * u + lambda + 0.43);
     if (us >= 0.07 && v <= v_r) return k;
     if (k < 0.0 || (us < 0.013 && v > us)) continue;
-    if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -lambda + k * loglam - lgamma(k + 1.0)) return k;
+    if (math::log(v) + math::log(inv_alpha) - math::log(a / (us * us) + b) <=
+        -lambda + k * loglam - math::lgamma(k + 1.0))
+      return k;
   }
 }
 
@@ -62,12 +67,12 @@ RSMC_HOST_DEVICE double standard_gamma(rng::Stream& s, double shape) {
     v = v * v * v;
     const double u = s.uniform();
     const double x2 = x * x;
-    if (u < 1.0 - 0.0331 * x2 * x2 || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {
+    if (u < 1.0 - 0.0331 * x2 * x2 || math::log(u) < 0.5 * x2 + d * (1.0 - v + math::log(v))) {
       g = d * v;
       break;
     }
   }
-  return boost ? g * pow(s.uniform(), 1.0 / shape) : g;
+  return boost ? g * math::pow(s.uniform(), 1.0 / shape) : g;
 }
 
 RSMC_HOST_DEVICE double negative_binomial(rng::Stream& s, double mean, double size) {

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/model/densities.hpp"
@@ -88,7 +89,7 @@ class SirEpidemic {
   explicit SirEpidemic(const SirEpidemicParams& params)
       : p_(validated(params)),
         infection_scale_(p_.beta * p_.dt / static_cast<double>(p_.population)),
-        p_recover_(-std::expm1(-p_.gamma * p_.dt)) {}
+        p_recover_(-math::expm1(-p_.gamma * p_.dt)) {}
 
   SirEpidemicParams params() const { return p_; }
   static std::string state_name(int c) {
@@ -108,7 +109,7 @@ class SirEpidemic {
 
   RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
     const double s = from[kS], i = from[kI];
-    const double p_infect = -expm1(-infection_scale_ * i);  // 1 - exp(-beta I / N dt)
+    const double p_infect = -math::expm1(-infection_scale_ * i);  // 1 - exp(-beta I / N dt)
     const auto infected = static_cast<double>(rng::binomial(rng, static_cast<std::uint64_t>(s), p_infect));
     const auto recovered = static_cast<double>(rng::binomial(rng, static_cast<std::uint64_t>(i), p_recover_));
     to[kS] = s - infected;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
@@ -54,7 +55,7 @@ class StochasticVolatility {
     return normal_log_given_log_variance(y[0], x[0]);  // log N(y; 0, exp(x))
   }
   RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
-    y[0] = exp(0.5 * x[0]) * rng.normal();
+    y[0] = math::exp(0.5 * x[0]) * rng.normal();
   }
 
  private:

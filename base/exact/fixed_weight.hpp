@@ -23,9 +23,10 @@
 //
 // Beyond quantisation: exp() in double is itself accurate to about one ulp (relative 2^-52), the same
 // order as the rounding already present in the log-weights; it perturbs each weight relatively, not
-// the sums. Host libm and the CUDA device exp may differ in the last ulp, so a host run and a device
-// run can give fixed weights that differ in the low ~11 bits (of 64) for weights near the maximum;
-// runs on the same kind of platform agree bitwise, for any number of ranks.
+// the sums. The exp is rsmc::math::exp (base/math/), which returns the same bits on the host at any
+// vector width and on CUDA devices, so the fixed weights are bitwise the same on every platform, for
+// any number of ranks. (A libm exp would not be: its last ulp differs between machines and devices,
+// which moves the low ~11 bits of 64 of a weight near the maximum.)
 //
 // RSMC_HOST_DEVICE: host, Kokkos kernels and raw CUDA kernels. No Kokkos, no MPI.
 #pragma once
@@ -35,6 +36,7 @@
 #include <cstring>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 
 namespace rsmc::exact {
 
@@ -44,8 +46,8 @@ constexpr int kFixedWeightFractionBits = 64;
 constexpr double kFixedWeightUnderflow = -45.5;
 
 // fixed_weight(log_weight, max_log_weight) when the caller has already computed
-// e = exp(log_weight - max_log_weight) (the filter's weight-sum pass does): the same bits, one exp
-// less. `e` is read only where fixed_weight would call exp, so it may be anything elsewhere.
+// e = math::exp(log_weight - max_log_weight) (the filter's weight-sum pass does): the same bits, one
+// exp less. `e` is read only where fixed_weight would call exp, so it may be anything elsewhere.
 RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double max_log_weight, double e) {
   constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
   constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
@@ -111,7 +113,7 @@ RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
 RSMC_HOST_DEVICE std::uint64_t fixed_weight(double log_weight, double max_log_weight) {
   const double d = log_weight - max_log_weight;
   const bool needs_exp = log_weight > -HUGE_VAL && d < 0.0 && d >= kFixedWeightUnderflow;
-  return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? exp(d) : 0.0);
+  return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? math::exp(d) : 0.0);
 }
 
 }  // namespace rsmc::exact

@@ -34,9 +34,9 @@
 //   error is O(|k - m| eps) instead of the published form's O(n eps) (log_pmf_ratio()).
 // The number of draws consumed varies (one uniform for most variates) but is a deterministic
 // function of the stream's state: the result is a pure function of (seed, purpose, step, id) and the
-// stream position. The arithmetic is double with exp/log/log1p/sqrt, so the host libm and the CUDA
-// device library may disagree in rare borderline cases (as for Stream::normal()); runs on one kind
-// of platform are bitwise reproducible.
+// stream position. The arithmetic is double with sqrt and rsmc::math's exp, log and log1p (never
+// libm's, whose last bits differ between machines and on a CUDA device), so the variates are
+// bitwise the same on every platform, host and device.
 //
 // uniform_below(s, bound): uniform on [0, bound) for 1 <= bound <= 2^128 - 1, unbiased.
 // - bound < 2^64: Stream::integer(bound) (Lemire's method, one u64 in almost all cases).
@@ -55,6 +55,7 @@
 
 #include "base/core/portability.hpp"
 #include "base/exact/uint128.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 
 namespace rsmc::rng {
@@ -110,7 +111,7 @@ RSMC_HOST_DEVICE double stirling_correction(std::uint64_t k) {
 RSMC_HOST_DEVICE std::uint64_t inversion(Stream& s, std::uint64_t n, double p) {
   const double q = 1.0 - p;
   const double odds = p / q;
-  const double f0 = exp(static_cast<double>(n) * log1p(-p));  // (1 - p)^n >= e^-14 here
+  const double f0 = math::exp(static_cast<double>(n) * math::log1p(-p));  // (1 - p)^n >= e^-14 here
   for (;;) {
     double u = s.uniform();
     double f = f0;
@@ -184,8 +185,9 @@ RSMC_HOST_DEVICE double log_pmf_ratio(std::uint64_t n, double r, std::uint64_t m
   const double nm = static_cast<double>(n - m) + 1.0;
   const double nk = static_cast<double>(n - k) + 1.0;
   const double kp1 = static_cast<double>(k) + 1.0;
-  return (static_cast<double>(m) + 0.5) * log1p(-d / kp1) + (nm - 0.5) * log1p(d / nk) + d * log(r * nk / kp1) +
-         stirling_correction(m) + stirling_correction(n - m) - stirling_correction(k) - stirling_correction(n - k);
+  return (static_cast<double>(m) + 0.5) * math::log1p(-d / kp1) + (nm - 0.5) * math::log1p(d / nk) +
+         d * math::log(r * nk / kp1) + stirling_correction(m) + stirling_correction(n - m) - stirling_correction(k) -
+         stirling_correction(n - k);
 }
 
 // BTRD (Hoermann 1993) for n p >= 10, p <= 1/2. The step numbers follow the paper.
@@ -241,7 +243,7 @@ RSMC_HOST_DEVICE std::uint64_t btrd(Stream& s, std::uint64_t n, double p) {
       continue;
     }
     // 3.2 Squeeze: log f(k)/f(m) lies within rho of t.
-    v = log(v);
+    v = math::log(v);
     const double kmd = static_cast<double>(km);
     const double rho = (kmd / npq) * (((kmd / 3.0 + 0.625) * kmd + 1.0 / 6.0) / npq + 0.5);
     const double t = -kmd * kmd / (2.0 * npq);

@@ -14,10 +14,10 @@
 // Every function is RSMC_HOST_DEVICE: callable from host code, Kokkos kernels and raw CUDA kernels.
 // This header includes neither Kokkos nor MPI.
 //
-// Bit-exactness: block(), next_u32(), next_u64(), uniform() and integer() are bitwise identical on
-// every platform. normal() and exponential() go through log/sqrt/sin/cos, whose last-ulp rounding
-// may differ between the host libm and the CUDA device math library; they are deterministic on a
-// given platform, but a host and a device run need not agree in the last bit.
+// Bit-exactness: every draw is bitwise identical on every platform, host and CUDA device alike.
+// block(), next_u32(), next_u64(), uniform() and integer() are integer arithmetic and exact
+// conversions; normal() and exponential() take their log and sin/cos of 2 pi u from rsmc::math
+// (base/math/, the same bits everywhere) and sqrt, which IEEE 754 rounds correctly everywhere.
 #pragma once
 
 #include <cmath>
@@ -26,6 +26,7 @@
 #include <Random123/philox.h>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/philox.hpp"  // Block
 
 namespace rsmc::rng {
@@ -178,8 +179,9 @@ class Stream {
   }
 
   // Standard normal by the Box-Muller transform: u1, u2 = uniform(), uniform();
-  // r = sqrt(-2 log u1), theta = 2 pi u2; returns r cos(theta) and caches r sin(theta) for the next
-  // call. u1 > 0, so r is finite.
+  // r = sqrt(-2 log u1), (s, c) = (sin, cos)(2 pi u2); returns r c and caches r s for the next call.
+  // u1 > 0, so r is finite. log and sincos_2pi are rsmc::math's (sincos_2pi reduces u2 exactly,
+  // with no rounded product 2 pi u2), so a host and a device run draw the same bits.
   RSMC_HOST_DEVICE double normal() {
     if (have_normal_) {
       have_normal_ = false;
@@ -187,15 +189,16 @@ class Stream {
     }
     const double u1 = uniform();
     const double u2 = uniform();
-    const double r = sqrt(-2.0 * log(u1));
-    const double theta = 6.283185307179586476925286766559 * u2;
-    cached_normal_ = r * sin(theta);
+    const double r = sqrt(-2.0 * math::log(u1));
+    const math::SinCos angle = math::sincos_2pi(u2);
+    cached_normal_ = r * angle.sin;
     have_normal_ = true;
-    return r * cos(theta);
+    return r * angle.cos;
   }
 
-  // Exp(1) = -log(uniform()); finite and strictly positive because uniform() is in (0, 1).
-  RSMC_HOST_DEVICE double exponential() { return -log(uniform()); }
+  // Exp(1) = -log(uniform()), with rsmc::math::log; finite and strictly positive because uniform()
+  // is in (0, 1).
+  RSMC_HOST_DEVICE double exponential() { return -math::log(uniform()); }
 
   // Unbiased integer in [0, n) for n >= 1: rng_detail::lemire_integer on next_u64().
   RSMC_HOST_DEVICE std::uint64_t integer(std::uint64_t n) { return rng_detail::lemire_integer(*this, n); }

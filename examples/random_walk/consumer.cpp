@@ -14,6 +14,7 @@
 #include <exception>
 #include <vector>
 
+#include "base/math/math.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/simulate.hpp"
 #include "models/kalman_filter.hpp"
@@ -41,7 +42,7 @@ Exact scalar_kalman(const RandomWalkParams& model, const rsmc::Observations& y) 
     const double pp = p + model.q;
     const double s = pp + model.r;
     const double v = y.row(t)[0] - m;
-    e.log_likelihood += -0.5 * (std::log(2.0 * rsmc::kPi * s) + v * v / s);
+    e.log_likelihood += -0.5 * (rsmc::math::log(2.0 * rsmc::kPi * s) + v * v / s);
     const double k = pp / s;
     m += k * v;
     p = (1.0 - k) * pp;

@@ -30,6 +30,7 @@
 #include "framework/engine/step_kernels.hpp"
 #include "framework/engine/step_observer.hpp"
 #include "base/exact/exact_reduce.hpp"
+#include "base/math/math.hpp"
 #include "framework/parallel/exact_sum_mpi.hpp"
 #include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
@@ -75,7 +76,7 @@ class BootstrapFilter {
   void initialise() {
     step_kernels::initialise_states<ExecutionSpace>(model_, store_.state, store_.first_id, options_.seed);
     Kokkos::deep_copy(store_.log_weight, 0.0);
-    log_total_weight_ = std::log(static_cast<double>(band_.size()));
+    log_total_weight_ = math::log(static_cast<double>(band_.size()));
   }
 
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
@@ -116,7 +117,7 @@ class BootstrapFilter {
     if (summary.ess < options_.ess_threshold * static_cast<double>(band_.size())) {
       summary.resample_stats = resample(static_cast<std::uint32_t>(t));
       summary.resampled = true;
-      log_total_weight_ = std::log(static_cast<double>(band_.size()));
+      log_total_weight_ = math::log(static_cast<double>(band_.size()));
     }
     summary.imbalance = band_.imbalance(layout_);
     return summary;
@@ -320,7 +321,7 @@ class BootstrapFilter {
     const double total_sq = sums[1].to_double();
     StepSummary s;
     s.ess = total * total / total_sq;
-    log_total = max_lw + std::log(total);
+    log_total = max_lw + math::log(total);
     s.mean.resize(d);
     for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "base/exact/exact_reduce.hpp"
+#include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/model/state_view.hpp"
 #include "framework/particles/particle_store.hpp"
@@ -103,6 +104,7 @@ double max_log_weight(const WeightView& log_weight) {
 
 // Pass 1 of the moments, exact: sums[0] = sum w, sums[1] = sum w^2, sums[2 + c] = sum w x_c, with
 // w_i = exp(log_weight_i - max_lw) (so w <= 1), which is kept in weight for pass 2 and resampling.
+// The exp is rsmc::math::exp, the one exact::fixed_weight uses: resampling reuses w as its exp.
 template <class ExecutionSpace, class StateView, class WeightView>
 void weight_sums(const WeightView& log_weight, const StateView& state, double max_lw, const WeightView& weight,
                  exact::ExactSum* sums) {
@@ -110,7 +112,7 @@ void weight_sums(const WeightView& log_weight, const StateView& state, double ma
   exact::reduce_exact<ExecutionSpace>(
       "rsmc::weight_sums", log_weight.extent(0), 2 + d,
       KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-        const double w = exp(log_weight(i) - max_lw);  // ::exp: callable on host and CUDA devices
+        const double w = math::exp(log_weight(i) - max_lw);  // the same bits on host and device
         weight(i) = w;
         // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
         // 0 * inf would make every sum NaN.

@@ -11,36 +11,29 @@
 // Models that evaluate a density per particle precompute its normalising constant once, on the host,
 // with the *_log_normaliser functions, and pass it in.
 //
-// Every transcendental function used here is called in one place, in the density_math namespace
-// below, so a switch to another implementation (e.g. a portable one) changes only those lines.
+// Every transcendental function here is rsmc::math's (base/math/), never libm's: a density that
+// feeds a log-weight or a log-likelihood must give the same bits on every machine and on a CUDA
+// device, and libm's last bits differ between glibc code paths, libm versions and the device.
 #pragma once
 
 #include <cmath>
 
 #include "base/core/portability.hpp"
+#include "base/math/math.hpp"
 
 namespace rsmc {
 
 inline constexpr double kPi = 3.14159265358979323846;
 inline constexpr double kLog2Pi = 1.8378770664093454835606594728112;  // log(2 pi)
 
-// The one place where the densities call log, exp and lgamma.
-namespace density_math {
-RSMC_HOST_DEVICE double log(double x) { return ::log(x); }
-RSMC_HOST_DEVICE double exp(double x) { return ::exp(x); }
-RSMC_HOST_DEVICE double lgamma(double x) { return ::lgamma(x); }
-}  // namespace density_math
-
 // ---- the normal distribution ------------------------------------------------------------------
 
 // -log(2 pi variance) / 2, the log normalising constant of N(., variance).
-RSMC_HOST_DEVICE double normal_log_normaliser(double variance) {
-  return -0.5 * density_math::log(2.0 * kPi * variance);
-}
+RSMC_HOST_DEVICE double normal_log_normaliser(double variance) { return -0.5 * math::log(2.0 * kPi * variance); }
 
 // -log(2 pi sd sd) / 2, the same constant from the sd. The product is formed left to right,
 // (2 pi sd) sd, which can differ in the last bit from 2 pi (sd^2).
-RSMC_HOST_DEVICE double normal_log_normaliser_sd(double sd) { return -0.5 * density_math::log(2.0 * kPi * sd * sd); }
+RSMC_HOST_DEVICE double normal_log_normaliser_sd(double sd) { return -0.5 * math::log(2.0 * kPi * sd * sd); }
 
 // log N(y; mean, variance) = log_normaliser - (y - mean)^2 / (2 variance), with
 // log_normaliser = normal_log_normaliser(variance).
@@ -66,7 +59,7 @@ RSMC_HOST_DEVICE double normal_log_inv_sd(double y, double mean, double inv_sd, 
 // log N(y; 0, exp(log_variance)) = -(log(2 pi) + log_variance + y^2 exp(-log_variance)) / 2: a
 // zero-mean normal given its log-variance (e.g. stochastic volatility).
 RSMC_HOST_DEVICE double normal_log_given_log_variance(double y, double log_variance) {
-  return -0.5 * (kLog2Pi + log_variance + y * y * density_math::exp(-log_variance));
+  return -0.5 * (kLog2Pi + log_variance + y * y * math::exp(-log_variance));
 }
 
 // ---- the multivariate normal ------------------------------------------------------------------
@@ -75,7 +68,7 @@ RSMC_HOST_DEVICE double normal_log_given_log_variance(double y, double log_varia
 // storage), summed in order i = 0..n-1.
 RSMC_HOST_DEVICE double half_log_det_from_cholesky(const double* l, int n) {
   double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += density_math::log(l[i * n + i]);
+  for (int i = 0; i < n; ++i) sum += math::log(l[i * n + i]);
   return sum;
 }
 
@@ -105,7 +98,7 @@ RSMC_HOST_DEVICE double log_point_mass_at_zero(double y) { return y == 0.0 ? 0.0
 RSMC_HOST_DEVICE double poisson_log(double y, double lambda) {
   if (!is_count(y)) return NAN;
   if (!(lambda > 0.0)) return log_point_mass_at_zero(y);
-  return y * density_math::log(lambda) - lambda - density_math::lgamma(y + 1.0);
+  return y * math::log(lambda) - lambda - math::lgamma(y + 1.0);
 }
 
 // The negative binomial with mean `mean` and size r (variance mean + mean^2 / r):
@@ -114,8 +107,8 @@ RSMC_HOST_DEVICE double negative_binomial_log(double y, double mean, double size
   if (!is_count(y)) return NAN;
   if (!(mean > 0.0)) return log_point_mass_at_zero(y);
   const double total = size + mean;
-  return density_math::lgamma(y + size) - density_math::lgamma(size) - density_math::lgamma(y + 1.0) +
-         size * density_math::log(size / total) + y * density_math::log(mean / total);
+  return math::lgamma(y + size) - math::lgamma(size) - math::lgamma(y + 1.0) + size * math::log(size / total) +
+         y * math::log(mean / total);
 }
 
 }  // namespace rsmc

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/core/error.hpp"
+#include "base/math/math.hpp"
 
 namespace rsmc {
 
@@ -44,7 +45,7 @@ std::vector<std::uint64_t> systematic_ancestors(const std::vector<double>& log_w
   double running = 0.0;
   std::size_t last_positive = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double w = std::exp(log_weights[i] - max_log_weight);
+    const double w = math::exp(log_weights[i] - max_log_weight);  // the engine's exp: same bits everywhere
     if (w > 0.0) last_positive = i;
     running += w;
     cumulative[i] = running;

@@ -8,6 +8,7 @@
 
 #include "base/core/error.hpp"
 #include "base/exact/exact_sum.hpp"
+#include "base/math/math.hpp"
 
 namespace rsmc {
 
@@ -58,7 +59,7 @@ SmoothedMoments smooth_genealogy(const TraceReader& trace, std::uint64_t paths) 
   total.clear();
   total_sq.clear();
   for (std::size_t i = 0; i < n; ++i) {
-    w[i] = std::exp(log_weight[i] - max_lw);
+    w[i] = math::exp(log_weight[i] - max_lw);  // rsmc::math: the same bits on every machine
     total.add(w[i]);
     total_sq.add(w[i] * w[i]);
   }

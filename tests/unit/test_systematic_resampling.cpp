@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "base/math/math.hpp"
 #include "framework/resample/allgather_resampler.hpp"
 #include "kernels/host/systematic_search.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
@@ -71,7 +72,7 @@ TEST_CASE("the host systematic-search twin agrees with the merge-walk resampler"
     std::vector<double> log_w(n), w(n);
     for (std::size_t i = 0; i < n; ++i) {
       log_w[i] = i % 4 == 1 ? -std::numeric_limits<double>::infinity() : std::log(unit(gen));
-      w[i] = std::exp(log_w[i]);
+      w[i] = rsmc::math::exp(log_w[i]);  // systematic_ancestors' exp
     }
     log_w[0] = 0.0;
     w[0] = 1.0;
