@@ -36,13 +36,16 @@ struct Subcommand {
   std::function<int(MPI_Comm)> run;
 };
 
-// Registers `rsmc bench NAME`: a Bench (its options bound to it by add_to) owned by the returned run.
-template <class Bench>
-Subcommand add_bench(CLI::App& bench_app, const char* name, const std::string& description) {
-  auto bench = std::make_shared<Bench>();
-  CLI::App* app = bench_app.add_subcommand(name, description);
-  bench->add_to(*app);
-  return {app, [bench](MPI_Comm comm) { return bench->run(comm); }};
+// Registers the subcommand NAME of `parent`: a Command (its options bound to it by add_to, its work
+// done by run(comm)) owned by the returned run. A non-empty footer ends the subcommand's --help.
+template <class Command>
+Subcommand add_command(CLI::App& parent, const char* name, const std::string& description,
+                       const std::string& footer = "") {
+  auto command = std::make_shared<Command>();
+  CLI::App* app = parent.add_subcommand(name, description);
+  command->add_to(*app);
+  if (!footer.empty()) app->footer(footer);
+  return {app, [command](MPI_Comm comm) { return command->run(comm); }};
 }
 
 int run(int argc, char** argv, MPI_Comm comm) {
@@ -58,58 +61,48 @@ int run(int argc, char** argv, MPI_Comm comm) {
                "rsmc"};
   app.require_subcommand(1);
   app.set_version_flag("--version", rsmc::drivers::kVersion);
-  rsmc::drivers::FilterCommand filter;
-  CLI::App* filter_app = app.add_subcommand("filter",
-                                            "Run a bootstrap particle filter and report the "
-                                            "log-likelihood, ESS and filtered moments");
-  filter.add_to(*filter_app);
-  filter_app->footer("Models:\n" + models);
-  rsmc::drivers::SimulateCommand simulate;
-  CLI::App* simulate_app = app.add_subcommand("simulate",
-                                              "Simulate observations from a model into a CSV or "
-                                              "HDF5 file");
-  simulate.add_to(*simulate_app);
-  simulate_app->footer("Models:\n" + models);
-  rsmc::drivers::PmmhCommand pmmh;
-  CLI::App* pmmh_app = app.add_subcommand("pmmh",
-                                          "Infer model parameters by particle marginal Metropolis-Hastings, the "
-                                          "likelihood estimated by the distributed filter (docs/inference.md)");
-  pmmh.add_to(*pmmh_app);
-  pmmh_app->footer("Models:\n" + models);
+  const std::string model_list = "Models:\n" + models;
+  std::vector<Subcommand> commands = {
+      add_command<rsmc::drivers::FilterCommand>(
+          app, "filter", "Run a bootstrap particle filter and report the log-likelihood, ESS and filtered moments",
+          model_list),
+      add_command<rsmc::drivers::SimulateCommand>(
+          app, "simulate", "Simulate observations from a model into a CSV or HDF5 file", model_list),
+      add_command<rsmc::drivers::PmmhCommand>(app, "pmmh",
+                                              "Infer model parameters by particle marginal Metropolis-Hastings, "
+                                              "the likelihood estimated by the distributed filter "
+                                              "(docs/inference.md)",
+                                              model_list)};
   CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
-  const std::vector<Subcommand> benches = {
-      add_bench<rsmc::bench::ResampleBench>(
+  std::vector<Subcommand> benches = {
+      add_command<rsmc::bench::ResampleBench>(
           *bench_app, "resample", "Time the resampler implementations against a memcpy of the same state bytes"),
-      add_bench<rsmc::bench::SelectBench>(
+      add_command<rsmc::bench::SelectBench>(
           *bench_app, "select",
           "Time the data-parallel selection against the serial select_offspring on the same weights"),
-      add_bench<rsmc::bench::KernelsBench>(
+      add_command<rsmc::bench::KernelsBench>(
           *bench_app, "kernels",
           "Time construction and sampling of the local sampling kernels against std::discrete_distribution "
           "and a memcpy of the same bytes (rank 0 only, one thread)"),
-      add_bench<rsmc::bench::CheckpointBench>(
+      add_command<rsmc::bench::CheckpointBench>(
           *bench_app, "checkpoint",
           "Time checkpoint writes and reads (parallel HDF5) against a plain write/read of the same bytes"),
-      add_bench<rsmc::bench::E2EBench>(
+      add_command<rsmc::bench::E2EBench>(
           *bench_app, "e2e",
           "Time whole filter runs (particle-steps per second) against a hand-written single-process filter, "
           "with the phase profile and the speed-up over one rank"),
-      add_bench<rsmc::bench::MemoryBench>(
+      add_command<rsmc::bench::MemoryBench>(
           *bench_app, "memory",
           "Measure the peak resident bytes per particle of one filter run (one size per process)")};
   CLI::App* models_app = app.add_subcommand("models",
                                             "List the models and their parameters (with defaults), "
                                             "settable under [parameters] in a --config file");
-  rsmc::drivers::InfoCommand info;
-  CLI::App* info_app = app.add_subcommand("info",
-                                          "Describe a result file, a checkpoint (verifying its checksums), a "
-                                          "trace, a smoothed file or an observations file");
-  info.add_to(*info_app);
-  rsmc::drivers::SmoothCommand smooth;
-  CLI::App* smooth_app = app.add_subcommand("smooth",
-                                            "Smoothed means and variances from a trace file (rsmc filter "
-                                            "--trace) by genealogy tracing");
-  smooth.add_to(*smooth_app);
+  commands.push_back(add_command<rsmc::drivers::InfoCommand>(
+      app, "info",
+      "Describe a result file, a checkpoint (verifying its checksums), a trace, a smoothed file or an "
+      "observations file"));
+  commands.push_back(add_command<rsmc::drivers::SmoothCommand>(
+      app, "smooth", "Smoothed means and variances from a trace file (rsmc filter --trace) by genealogy tracing"));
   rsmc::bench::SimScaleCommand sim_scale;
   CLI::App* sim_scale_app = app.add_subcommand(
       "sim-scale",
@@ -131,13 +124,9 @@ int run(int argc, char** argv, MPI_Comm comm) {
   }
 
   try {
-    if (*filter_app) return filter.run(comm);
-    if (*simulate_app) return simulate.run(comm);
-    if (*pmmh_app) return pmmh.run(comm);
-    for (const Subcommand& bench : benches)
-      if (*bench.app) return bench.run(comm);
-    if (*info_app) return info.run(comm);
-    if (*smooth_app) return smooth.run(comm);
+    for (const auto* list : {&commands, &benches})
+      for (const Subcommand& command : *list)
+        if (*command.app) return command.run(comm);
     if (*models_app) {
       if (rank == 0) std::fputs(rsmc::drivers::models_text().c_str(), stdout);
       return 0;
