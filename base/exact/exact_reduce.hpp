@@ -1,12 +1,13 @@
 // Exact, partition-independent sums over the particles of one rank, on any Kokkos backend.
 //
 // The particles are cut into chunks; each chunk accumulates its terms into ExactSum accumulators
-// (one thread per chunk) through a fast exact front end per accumulator, and the host merges the
-// chunk accumulators. The front end is ExactSumBins (exact_bins.hpp: one integer bin per binary
-// exponent, the fastest on a CPU) on host backends with few accumulators, else ExactSumWindow
-// (exact_window.hpp: 128-bit, small enough for a GPU thread). Because every addition is exact,
-// neither the chunking, nor the front end, nor the thread schedule, nor (after allreduce_exact) the
-// number of ranks can change a single bit of the result.
+// (one thread per chunk) through a fast exact front end per accumulator; the chunk accumulators are
+// merged in the execution space, and only the total's accumulators reach the host. The front end is
+// ExactSumBins (exact_bins.hpp: one integer bin per binary exponent, the fastest on a CPU) on host
+// backends with few accumulators, else ExactSumWindow (exact_window.hpp: 128-bit, small enough for a
+// GPU thread). Because every addition is exact, neither the chunking, nor the front end, nor the
+// thread schedule, nor the merging order, nor (after allreduce_exact) the number of ranks can change
+// a single bit of the result.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -76,6 +77,22 @@ void reduce_chunks(const std::string& label, std::size_t n, std::size_t chunk, s
       });
 }
 
+// partial(0, .) += partial(c, .) for every chunk c, in ExecutionSpace: a pairwise tree, one kernel
+// per level (ceil(log2 chunks) of them). Only nsums accumulators then go to the host, not
+// chunks x nsums: on a GPU the chunks are 4,096 items, so their count grows with N. Every merge is
+// exact, so the tree's order cannot change a bit.
+template <class ExecutionSpace, class Partial>
+void merge_chunks(const std::string& label, std::size_t chunks, int nsums, const Partial& partial) {
+  for (std::size_t stride = 1; stride < chunks; stride *= 2) {
+    const std::size_t pairs = (chunks - stride - 1) / (2 * stride) + 1;  // c = 2 stride j, c + stride < chunks
+    Kokkos::parallel_for(
+        label + "::merge", Kokkos::RangePolicy<ExecutionSpace>(0, pairs), KOKKOS_LAMBDA(const std::size_t j) {
+          const std::size_t c = 2 * stride * j;
+          for (int k = 0; k < nsums; ++k) partial(c, k).merge(partial(c + stride, k));
+        });
+  }
+}
+
 }  // namespace exact_detail
 
 // Adds f's terms for items 0..n-1 into `out` (nsums accumulators, host memory, not cleared).
@@ -113,9 +130,9 @@ void reduce_exact(const std::string& label, std::size_t n, int nsums, const AddT
     Kokkos::View<ExactSumWindow*, Memory> windows(shape("::windows"), fronts);
     exact_detail::reduce_chunks<ExecutionSpace>(label, n, chunk, chunks, nsums, f, partial, windows.data());
   }
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
-  for (std::size_t c = 0; c < chunks; ++c)
-    for (int k = 0; k < nsums; ++k) out[k].merge(host(c, k));
+  exact_detail::merge_chunks<ExecutionSpace>(label, chunks, nsums, partial);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(partial, 0, Kokkos::ALL));
+  for (int k = 0; k < nsums; ++k) out[k].merge(host(k));
 }
 
 }  // namespace rsmc::exact

@@ -41,6 +41,7 @@
 #include "framework/resample/allgather_resampler.hpp"
 #include "framework/resample/gather_root_resampler.hpp"
 #include "framework/resample/roulette_resampler.hpp"
+#include "kernels/fill.hpp"
 #include "base/rng/stream.hpp"
 
 namespace rsmc {
@@ -75,7 +76,8 @@ class BootstrapFilter {
   // Draws x_0 ~ initial for every particle; all weights equal.
   void initialise() {
     step_kernels::initialise_states<ExecutionSpace>(model_, store_.state, store_.first_id, options_.seed);
-    Kokkos::deep_copy(store_.log_weight, 0.0);
+    kernels::fill<ExecutionSpace>("rsmc::initialise::log_weight", store_.log_weight, store_.size(), 0.0);
+    ExecutionSpace().fence();
     log_total_weight_ = math::log(static_cast<double>(band_.size()));
   }
 

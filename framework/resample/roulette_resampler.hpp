@@ -40,6 +40,7 @@
 #include "framework/resample/resample_workspace.hpp"
 #include "framework/resample/scheme.hpp"
 #include "framework/resample/selection.hpp"
+#include "kernels/fill.hpp"
 
 namespace rsmc {
 
@@ -131,6 +132,22 @@ void renumber_from_counts(const Selection& selection, std::uint64_t held, Resamp
   Kokkos::deep_copy(workspace.ancestor, host);
 }
 
+// One received message's doubles where the unpacking kernel reads them: in place in host memory,
+// else copied to MemorySpace into a View labelled "rsmc::receive_buffer" (count doubles: the
+// particles received, tests/mpi/test_step_copies_mpi.cpp relates them to ResampleStats).
+template <class MemorySpace>
+Kokkos::View<const double*, MemorySpace> incoming_in(const double* data, std::size_t count) {
+  const Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(data, count);
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    return incoming;
+  } else {
+    const Kokkos::View<double*, MemorySpace> here(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::receive_buffer"), count);
+    Kokkos::deep_copy(here, incoming);
+    return here;
+  }
+}
+
 // Moves offspring to the layout `to`: after it, `store` holds to.count(rank) particles (its arrays
 // reallocated when the count changes), local particle i being the offspring with new id
 // to.first(rank) + i. `selection` gives the id of the first offspring and their number, and (with
@@ -184,7 +201,10 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
           for (int c = 0; c < d; ++c) send_buffer(base + k * d + c) = state(ancestor(from + k), c);
         });
   }
-  auto send_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), send_buffer);
+  // MPI reads the buffer in place in host memory; from a device, a host copy of the used part
+  // (sent particles x d doubles + one id per message: the traffic ResampleStats reports).
+  auto send_host = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(send_buffer, std::make_pair(std::size_t(0), offset.back())));
   std::vector<MPI_Request> requests(plan.sends.size());
   for (std::size_t s = 0; s < plan.sends.size(); ++s) {
     std::memcpy(&send_host(offset[s]), &plan.sends[s].ids.first, sizeof(std::uint64_t));
@@ -208,9 +228,7 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
     const std::uint64_t count = (message.size() - 1) / static_cast<std::size_t>(d);
     if (first < block_first || first + count > to.end(rank))
       throw Error("internal error: rebalancing received ids outside this rank's new range");
-    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(message.data() + 1,
-                                                                                                     count * d);
-    auto incoming_here = Kokkos::create_mirror_view_and_copy(MemorySpace(), incoming);
+    const auto incoming_here = incoming_in<MemorySpace>(message.data() + 1, count * d);
     const std::uint64_t into = first - block_first;
     Kokkos::parallel_for(
         "rsmc::rebalance_unpack", Kokkos::RangePolicy<Exec>(0, count), KOKKOS_LAMBDA(const std::size_t k) {
@@ -228,7 +246,8 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
     store.log_weight = WeightArray(uninitialised("rsmc::log_weight"), block_count);
     store.scratch_log_weight = WeightArray(uninitialised("rsmc::log_weight_scratch"), block_count);
   }
-  Kokkos::deep_copy(store.log_weight, 0.0);
+  kernels::fill<Exec>("rsmc::rebalance::reset_log_weight", store.log_weight, store.log_weight.extent(0), 0.0);
+  Exec().fence();
 
   ResampleStats stats;
   std::uint64_t local[4] = {plan.particles_sent(), plan.sends.size(),

@@ -53,6 +53,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/fill.hpp"
 #include "kernels/inverse_cdf/radix_forest_search.hpp"
 
 namespace rsmc::kernels {
@@ -232,7 +233,7 @@ class CutpointTable {
     if (starts_.extent(0) < m + 1)
       starts_ = Kokkos::View<Ref*, memory_space>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::cutpoint::starts"), m + 1);
-    Kokkos::deep_copy(starts_, Ref(0));
+    fill<ExecutionSpace>("rsmc::cutpoint::clear_starts", starts_, m + 1, Ref(0));  // a kernel, not a deep copy
     Kokkos::parallel_for("rsmc::cutpoint::count", Kokkos::RangePolicy<ExecutionSpace>(0, n),
                          forest_detail::CountCells<K, Ref, memory_space>{lower, starts_, cells_, n});
     Kokkos::parallel_scan("rsmc::cutpoint::scan", Kokkos::RangePolicy<ExecutionSpace>(0, m + 1),
@@ -297,7 +298,8 @@ class RadixForest {
     if (table_.extent(0) < m)  // grown only, as the starts
       table_ =
           Kokkos::View<Ref*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::forest::table"), m);
-    Kokkos::deep_copy(other_bounds_, static_cast<Ref>(~Ref(0)));  // -1: no child arrived yet
+    fill<ExecutionSpace>("rsmc::forest::clear_other_bounds", other_bounds_, n,
+                         static_cast<Ref>(~Ref(0)));  // -1: no child arrived yet
     Kokkos::parallel_for(
         "rsmc::forest::build", Kokkos::RangePolicy<ExecutionSpace>(0, n),
         forest_detail::BuildForest<K, Ref, memory_space>{lower, nodes_, other_bounds_, cutpoint_.cells(), n});
