@@ -6,6 +6,7 @@
 # /resampling_traffic, which depends on the rank count, is left out).
 #   RANKS="1 2 3 4" (default)   rank counts of NEW
 #   QUICK=1                     3 models x 4 schemes x the search sampler only
+#   MODELS="m1 m2 ..."          only these models (of scripts/filter-runs.sh's run table)
 # Example, against the build of an earlier commit:
 #   scripts/compare-outputs.sh build/drivers/rsmc ../old/build/drivers/rsmc build/tests/h5_datasets_equal
 set -uo pipefail
@@ -21,7 +22,8 @@ run() { # run BIN P OUT ARGS...
 }
 source "$(dirname "${BASH_SOURCE[0]}")/filter-runs.sh"  # the run table, shared with scripts/gpu-kit.sh
 filter_run_inputs "$work"
-runs_list=$(filter_runs "$([ "${QUICK:-0}" = 1 ] && echo quick || echo full)" "$work") || exit 2
+read -r -a models <<<"${MODELS:-}"
+runs_list=$(filter_runs "$([ "${QUICK:-0}" = 1 ] && echo quick || echo full)" "$work" ${models[@]+"${models[@]}"}) || exit 2
 while IFS=$'\t' read -r tag argline; do
   read -r -a args <<<"$argline"
   run "$ref" 1 "$work/ref-$tag.h5" "${args[@]}" || { echo "REF FAILED $tag: $(tail -1 "$work/ref-$tag.h5.log")"; fails=$((fails+1)); continue; }

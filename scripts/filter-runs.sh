@@ -1,9 +1,11 @@
 # scripts/filter-runs.sh: the one table of `rsmc filter` runs that the bitwise comparisons share
 # (scripts/compare-outputs.sh: a change against an earlier build; scripts/gpu-kit.sh: the host
 # reference files of the GPU kit, rerun on the GPU by gpu-check.sh). Sourced, not run:
-#   filter_runs SET INPUTS    one line per run on stdout: TAG, a tab, then the `rsmc filter` arguments
+#   filter_runs SET INPUTS [MODEL...]
+#                             one line per run on stdout: TAG, a tab, then the `rsmc filter` arguments
 #                             (space-separated, no spaces inside one); INPUTS is the directory the
-#                             arguments name for input files (written by filter_run_inputs)
+#                             arguments name for input files (written by filter_run_inputs). MODELs
+#                             (shipped models) replace the set's models (full and quick only)
 #   filter_run_inputs DIR     writes the input files the runs name (lorenz96's configuration)
 # SET is one of
 #   full    every shipped model x scheme x rank-count-invariant local sampler (search, forest, butterfly)
@@ -30,11 +32,17 @@ filter_run_line() {
 
 filter_runs() {
   local set=$1 inputs=$2 m s ls
+  shift 2
   local models=("${filter_run_models[@]}") samplers=(search forest butterfly)
+  for m in "$@"; do
+    [[ " ${filter_run_models[*]} " == *" $m "* ]] ||
+      { echo "filter_runs: unknown model '$m' (models: ${filter_run_models[*]})" >&2; return 2; }
+  done
   case $set in
     full) ;;
     quick) models=(linear_gaussian stochastic_volatility sir_epidemic) samplers=(search) ;;
     kit)
+      [ $# -eq 0 ] || { echo "filter_runs: the kit set has its own models; it takes no MODEL" >&2; return 2; }
       for m in "${filter_run_models[@]}"; do filter_run_line "$inputs" 50 "$m" systematic search; done
       for m in linear_gaussian stochastic_volatility; do
         for s in "${filter_run_schemes[@]}"; do
@@ -50,6 +58,7 @@ filter_runs() {
       return 2
       ;;
   esac
+  [ $# -eq 0 ] || models=("$@")
   for m in "${models[@]}"; do
     for s in "${filter_run_schemes[@]}"; do
       for ls in "${samplers[@]}"; do filter_run_line "$inputs" 12 "$m" "$s" "$ls"; done

@@ -153,14 +153,15 @@ build_kit_targets() {
   nice cmake --build "$build_dir" -j "${RSMC_KIT_JOBS:-2}" "${targets[@]}" >&2
 }
 
-# check_host_arch: the kit's host code must run on any x86-64 CPU (the GPU machine's is unknown);
-# rsmc's CMake adds no -march, so the compiler's default (baseline x86-64) applies. Refuses a build
-# whose flags name -march=native or a level above x86-64-v2 (e.g. from CMAKE_CXX_FLAGS).
+# check_host_arch: the kit's host code must run on any x86-64 CPU (the GPU machine's is unknown):
+# scripts/build-kokkos4.sh cuda configures RSMC_TARGET_ARCH=x86-64 (rsmc's default is native). Refuses
+# a build whose flags name -march=native or a level above x86-64-v2 (RSMC_TARGET_ARCH, or e.g.
+# CMAKE_CXX_FLAGS).
 check_host_arch() {
   local flags bad
   flags=$(find "$build_dir" -name flags.make -path '*CMakeFiles*' -not -path '*/bench/*' -exec cat {} + | grep -oE -- '-march=[^ ]+' | sort -u || true)
   bad=$(echo "$flags" | grep -vE '^(-march=x86-64|-march=x86-64-v2)?$' || true)
-  [ -z "$bad" ] || die "$build_dir compiles host code with $bad: the GPU machine's CPU is unknown; rebuild for baseline x86-64"
+  [ -z "$bad" ] || die "$build_dir compiles host code with $bad: the GPU machine's CPU is unknown; reconfigure it with -DRSMC_TARGET_ARCH=x86-64 and rebuild"
   say "host code flags: ${flags:-no -march, so the compiler default: baseline x86-64}"
 }
 

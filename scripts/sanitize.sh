@@ -14,8 +14,8 @@
 # cover), the MPI tests at 5, 7 and 8 ranks, and the other cli/ tests: checkpoint_restart (dozens of
 # 20,000-particle x 2,000-step runs and SIGKILL timing: over 5 minutes under ASan on 2 cores; the
 # checkpoint reader's damaged-file handling is covered here by fuzz/replay_checkpoint_structured and
-# in stage 5 by the checkpoint_structured fuzzer), bad_inputs (150 s under ASan, alone on both
-# cores: dozens of MPI start-ups; the readers' bad-input paths are what fuzz/replay_* and stage 5
+# in stage 6 by the checkpoint_structured fuzzer), bad_inputs (150 s under ASan, alone on both
+# cores: dozens of MPI start-ups; the readers' bad-input paths are what fuzz/replay_* and stage 6
 # exercise), and the timing- or environment-bound kill_rank, disk_faults, bench_smoke,
 # install_and_consume, slurm/*.
 set -euo pipefail

@@ -1,34 +1,43 @@
 #!/usr/bin/env bash
-# The whole test suite, in six stages; each stage's failure fails the script.
+# The whole test suite, in seven stages; each stage's failure fails the script.
 #   0. format    the C++ sources match .clang-format (scripts/format.sh --check)
 #   1. openmp    Kokkos 4.6 OpenMP: Kokkos (Serial + OpenMP) built and cached by
 #                scripts/install-kokkos.sh, every rsmc target built against it in build-openmp/
-#                (scripts/build-kokkos4.sh), and the whole CTest suite (unit, MPI on 1-8 ranks,
-#                command-line, SLURM, math, fuzz-corpus replay) with 1 OpenMP thread per process
-#                (the thread tests set 1, 2 and 3 themselves), then every unit test at 2 threads
+#                (scripts/build-kokkos4.sh) for this machine's CPU (RSMC_TARGET_ARCH=native, the
+#                default), and the whole CTest suite (unit, MPI on 1-8 ranks, command-line, SLURM,
+#                math, fuzz-corpus replay) with 1 OpenMP thread per process (the thread tests set
+#                1, 2 and 3 themselves), then every unit test at 2 threads
 #   2. serial    Debian's Kokkos 3.4 Serial, the README's zero-setup build: `rsmc` in build/
-#                (scripts/build.sh), and every model x scheme x p-invariant sampler run with it on 1
-#                rank and with stage 1's rsmc (2 threads) on 3 ranks, compared byte for byte
-#                (scripts/compare-outputs.sh): the two builds give the same results
-#   3. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
+#                (scripts/build.sh) for baseline x86-64 (RSMC_TARGET_ARCH=x86-64), and every
+#                model x scheme x p-invariant sampler run with it on 1 rank and with stage 1's rsmc
+#                (2 threads) on 3 ranks, compared byte for byte (scripts/compare-outputs.sh): the
+#                two builds give the same results
+#   3. vector    results do not depend on the vector width: `rsmc` against stage 1's Kokkos for
+#                x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) in build-arch-<level>/, and SV, linear
+#                Gaussian, Lorenz-96 and SIR x 4 schemes on 1 and 3 ranks with them and with stage 1's
+#                native rsmc, compared byte for byte with stage 2's baseline x86-64 rsmc
+#                (scripts/vector-width.sh). A level this CPU cannot run is built and its runs are
+#                skipped, saying so.
+#   4. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
 #                default HOPPER90) with the patches for CUDA 13; `rsmc`, the CUDA kernels and tests
-#                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/; the install, with
+#                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/, host code for
+#                baseline x86-64 (the GPU kit's CPU is unknown); the install, with
 #                examples/random_walk built against it. Skipped, saying so, only when nvcc is absent.
 #                The GPU kit is packed from build-cuda/ (scripts/gpu-kit.sh, docs/gpu.md), checked
 #                complete, and its gpu-check.sh runs here in --dry-run mode: it runs the CUDA tests,
 #                which report "skipped" (no GPU here), and compares the kit's reference results.
-#   4. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
+#   5. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
 #                CTest subset (scripts/sanitize.sh)
-#   5. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
+#   6. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
 #
 #   The stages that only compile (cuda) come before the last test runs, so the output ends with the
 #   test counts of stages that run tests.
 #
-#   scripts/test.sh [STAGE...]    STAGE: format openmp serial cuda sanitize fuzz (default: all, in this order)
+#   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz (default: all, in this order)
 #
-# Stages 1 and 3 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
+# Stages 1, 3 and 4 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
 # RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
-# when there is none. Stage 3's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
+# when there is none. Stage 4's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
 # RSMC_DEPS_DIR/kokkos-4.6.01-cuda13.patch when present. The Kokkos installs are cached under
 # RSMC_CACHE_DIR (default ~/.cache/rsmc), so only a fresh machine pays for building them.
 # Each stage prints its start time; the output ends with each stage's time.
@@ -76,14 +85,19 @@ kokkos_openmp() {
   (cd build-openmp && env "${env[@]}" OMP_NUM_THREADS=2 ctest --output-on-failure -j 1 --timeout 900 -R '^unit/')
 }
 serial_matches_openmp() {
-  # The README's build: Debian's Kokkos 3.4 Serial, no CUDA kernels (stage 3 compiles those).
-  bash scripts/build.sh -DRSMC_ENABLE_CUDA=OFF --target rsmc --target h5_datasets_equal
+  # The README's build: Debian's Kokkos 3.4 Serial, no CUDA kernels (stage 4 compiles those), for
+  # baseline x86-64: stage 3 compares the other instruction sets with it.
+  bash scripts/build.sh -DRSMC_ENABLE_CUDA=OFF -DRSMC_TARGET_ARCH=x86-64 --target rsmc --target h5_datasets_equal
   [ -x build-openmp/drivers/rsmc ] || {
     echo "test.sh: stage serial compares with build-openmp/drivers/rsmc: run the openmp stage first" >&2
     return 1
   }
   OMP_NUM_THREADS=2 OMP_PROC_BIND=false OMP_WAIT_POLICY=passive OMPI_MCA_hwloc_base_binding_policy=none \
     RANKS="3" bash scripts/compare-outputs.sh build-openmp/drivers/rsmc build/drivers/rsmc build/tests/h5_datasets_equal
+}
+vector_width() {
+  kokkos_source
+  bash scripts/vector-width.sh build/drivers/rsmc build-openmp/drivers/rsmc
 }
 kokkos_cuda() {
   if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
@@ -112,7 +126,7 @@ kokkos_cuda() {
   rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
   bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
-all_stages=(format openmp serial cuda sanitize fuzz)
+all_stages=(format openmp serial vector cuda sanitize fuzz)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
 for s in "${selected[@]}"; do
@@ -124,9 +138,10 @@ for s in "${selected[@]}"; do
     format) stage "0 formatting" bash scripts/format.sh --check ;;
     openmp) stage "1 Kokkos 4.6 OpenMP build + whole CTest" kokkos_openmp ;;
     serial) stage "2 Debian Kokkos 3.4 Serial build + same results as stage 1" serial_matches_openmp ;;
-    cuda) stage "3 Kokkos 4.6 CUDA compile + GPU kit" kokkos_cuda ;;
-    sanitize) stage "4 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
-    fuzz) stage "5 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
+    vector) stage "3 x86-64-v3/v4 builds + same results as baseline x86-64" vector_width ;;
+    cuda) stage "4 Kokkos 4.6 CUDA compile + GPU kit" kokkos_cuda ;;
+    sanitize) stage "5 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
+    fuzz) stage "6 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
   esac
 done
 echo "==== test.sh: all stages passed"

@@ -76,8 +76,8 @@ namespace rng_detail {
 // The widest integer vector this target has, as 64-bit lanes each holding one 32-bit word: the
 // product of two words is then one unsigned 32 x 32 -> 64-bit multiply of the even 32-bit halves
 // (pmuludq), which GCC does not derive from portable code (it vectorises `(uint64_t)a * b` with
-// lane-crossing shuffles, three times slower). The intrinsic is the one target-specific line;
-// every other operation is a GCC vector extension, portable to any width.
+// lane-crossing shuffles, three times slower). The intrinsic is the one target-specific line, the rest GCC
+// vector extensions (AVX-512: the all-lanes maskz form; GCC 12 warns on _mm512_mul_epu32's undefined input).
 #if defined(__AVX512F__)
 constexpr int kPhiloxVectorLanes = 8;
 #elif defined(__AVX2__)
@@ -88,10 +88,10 @@ constexpr int kPhiloxVectorLanes = 2;  // SSE2: every x86-64
 typedef std::uint64_t PhiloxVector __attribute__((vector_size(8 * kPhiloxVectorLanes)));
 typedef std::uint32_t PhiloxWords __attribute__((vector_size(4 * kPhiloxVectorLanes)));
 
-// (low 32 bits of a) * m in every lane, exactly (a < 2^32 here, so that is a * m).
+// (low 32 bits of a) * m in every lane, exactly (a < 2^32 here, so that is a * m); any vector width.
 inline PhiloxVector mul_wide(PhiloxVector a, std::uint32_t m) {
 #if defined(__AVX512F__)
-  return (PhiloxVector)_mm512_mul_epu32((__m512i)a, _mm512_set1_epi64(m));
+  return (PhiloxVector)_mm512_maskz_mul_epu32(0xff, (__m512i)a, _mm512_set1_epi64(m));
 #elif defined(__AVX2__)
   return (PhiloxVector)_mm256_mul_epu32((__m256i)a, _mm256_set1_epi64x(m));
 #else

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scripts/vector-width.sh: results do not depend on the vector width or instruction set. Builds the
+# `rsmc` target against the Kokkos 4.6 OpenMP install of scripts/build-kokkos4.sh openmp once per
+# x86-64 level below, each in build-arch-<level>/ (RSMC_TARGET_ARCH=<level>), and compares every
+# build this CPU can run with the baseline x86-64 build byte for byte (scripts/compare-outputs.sh):
+#   baseline   BASELINE_RSMC (default build/drivers/rsmc: test.sh's stage 2, RSMC_TARGET_ARCH=x86-64),
+#              the reference, on 1 rank
+#   native     NATIVE_RSMC (default build-openmp/drivers/rsmc: stage 1, RSMC_TARGET_ARCH=native)
+#   x86-64-v3  AVX2, FMA (never contracted: -ffp-contract=off), BMI2
+#   x86-64-v4  AVX-512
+# each on 1 and 3 ranks, 1 OpenMP thread, for stochastic_volatility, linear_gaussian, lorenz96 and
+# sir_epidemic x 4 resampling schemes (scripts/filter-runs.sh's quick set; 997 particles, 12 steps:
+# a bitwise check, not statistics). A level whose instructions this CPU lacks (/proc/cpuinfo) is
+# built, so that it keeps compiling, and its runs are skipped, saying so; it is never counted as
+# compared. Fails when any run differs or fails, or when BASELINE_RSMC's build is not a baseline one.
+#
+#   scripts/vector-width.sh [BASELINE_RSMC [NATIVE_RSMC]]
+#
+# Kokkos: as scripts/build-kokkos4.sh (RSMC_KOKKOS_ROOT, or RSMC_KOKKOS_SOURCE for its cached
+# install). H5_DATASETS_EQUAL: the comparison tool (default build/tests/h5_datasets_equal).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+baseline=${1:-build/drivers/rsmc}
+native=${2:-build-openmp/drivers/rsmc}
+eq=${H5_DATASETS_EQUAL:-build/tests/h5_datasets_equal}
+models=(stochastic_volatility linear_gaussian lorenz96 sir_epidemic)
+levels=(x86-64-v3 x86-64-v4)
+# The /proc/cpuinfo flags each level needs (GCC's -march=x86-64-v3 and -v4 instruction sets).
+declare -A level_cpu_flags=(
+  [x86-64-v3]="avx avx2 bmi1 bmi2 f16c fma abm movbe"
+  [x86-64-v4]="avx512f avx512bw avx512cd avx512dq avx512vl")
+die() { echo "vector-width: $*" >&2; exit 2; }
+
+# cache_value BUILD_DIR NAME: a CMake cache entry of the build BUILD_DIR (empty when unset)
+cache_value() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt" 2>/dev/null; }
+# missing_cpu_flags LEVEL: the instructions of LEVEL that this CPU lacks (empty: it runs LEVEL)
+missing_cpu_flags() {
+  local cpu f missing=()
+  cpu=" $(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1) "
+  for f in ${level_cpu_flags[$1]}; do [[ $cpu == *" $f "* ]] || missing+=("$f"); done
+  echo "${missing[*]}"
+}
+
+for f in "$baseline" "$native" "$eq"; do [ -x "$f" ] || die "$f is missing: build it first (scripts/test.sh openmp serial)"; done
+baseline_arch=$(cache_value "$(dirname "$baseline")/.." RSMC_TARGET_ARCH)
+case $baseline_arch in
+  x86-64 | none | "") ;;
+  *) die "$baseline is built for RSMC_TARGET_ARCH=$baseline_arch, not the baseline x86-64: nothing would be compared with it" ;;
+esac
+# What native means here, for the log (the whole output first: no pipe that a reader may close early)
+target_help=$(${CXX:-c++} -march=native -Q --help=target 2>/dev/null || true)
+native_march=$(awk '$1 == "-march=" { print $2 }' <<<"$target_help")
+variants=("native ($(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH), ${native_march:-?} here)|$native")
+for level in "${levels[@]}"; do
+  RSMC_BUILD_DIR=build-arch-$level RSMC_CMAKE_ARGS="${RSMC_CMAKE_ARGS:-} -DRSMC_TARGET_ARCH=$level -DRSMC_BUILD_TESTS=OFF" \
+    bash scripts/build-kokkos4.sh openmp rsmc
+  variants+=("$level|build-arch-$level/drivers/rsmc")
+done
+
+compared=() skipped=() failed=()
+for v in "${variants[@]}"; do
+  name=${v%%|*} bin=${v#*|} lacks=""
+  [ -z "${level_cpu_flags[$name]+set}" ] || lacks=$(missing_cpu_flags "$name")
+  if [ -n "$lacks" ]; then
+    echo "vector-width: $name built, runs SKIPPED: this CPU lacks $lacks (/proc/cpuinfo)"
+    skipped+=("$name")
+    continue
+  fi
+  echo "vector-width: $name against the baseline x86-64 build ($baseline)"
+  if OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_MCA_hwloc_base_binding_policy=none RANKS="1 3" QUICK=1 \
+    MODELS="${models[*]}" bash scripts/compare-outputs.sh "$bin" "$baseline" "$eq"; then
+    compared+=("$name")
+  else
+    failed+=("$name")
+  fi
+done
+echo "vector-width: identical to the baseline x86-64: ${compared[*]:-none}; skipped (CPU): ${skipped[*]:-none}; different or failed: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ]
