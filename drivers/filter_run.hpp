@@ -341,12 +341,15 @@ class FilterRun {
 template <class M>
 int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
   FilterRun<M> run(*this, comm, std::move(model_instance));
+  // Before the first collective, so that every rank has its handlers once the banner is out: job
+  // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. A signal
+  // that arrives before the first step is honoured after it.
+  install_checkpoint_signals();
   run_collectively(comm, [&] { run.check_inputs(); });
   run.check_memory();
   if (restart_header) run.check_restart();
   run.print_banner();
 
-  install_checkpoint_signals();
   run.start_filter();
   run.open_trace();
   while (!run.done()) {

@@ -266,6 +266,11 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const bool talk = rank == 0 && !c.quiet;
+  // Every rank has its handlers before rank 0 announces the run (job scripts signal a run once they
+  // see its banner; an unhandled SIGUSR1 kills the process). A signal that arrives during the set-up
+  // stops the chains after their first iteration.
+  install_checkpoint_signals();
+  MPI_Barrier(comm);
   const Schedule schedule{static_cast<std::uint64_t>(c.iterations), static_cast<std::uint64_t>(c.burn_in),
                           static_cast<std::uint64_t>(c.thinning), settings.chain.adaptation};
   ChainOutput output;
@@ -281,7 +286,6 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   const inference::LogLikelihood log_likelihood = likelihood_on(split.comm);
   ChainRecording mine;
   inference::ChainState state;
-  install_checkpoint_signals();  // from here on a signal stops the chains after an iteration
   run_collectively(comm, [&] {
     if (!c.restart.empty()) {
       inference::ChainRecord record;

@@ -198,7 +198,8 @@ background+=("$pmmh_ref_pid")
 pmmh_id=$(CONFIG=pmmh.toml CHAINS=2 OUTPUT=pmmh.h5 CHECKPOINT=pmmh.checkpoint.h5 \
   submit --ntasks=2 --time=5 --output=pmmh.out "$JOBSCRIPTS/rsmc-pmmh.sbatch")
 limit=$((SECONDS + 60))
-until grep -q 'rsmc-pmmh.* starting' pmmh.out 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
+# rsmc's banner: every rank's signal handlers are in place (before it, SIGUSR1 would kill the tasks)
+until grep -q '^rsmc .* pmmh:' pmmh.out 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
 sleep 3
 scancel --batch --signal=USR1 "$pmmh_id" || fail "rsmc-pmmh: scancel --signal=USR1 failed"
 if finished "rsmc-pmmh job" "$pmmh_id" 240; then
