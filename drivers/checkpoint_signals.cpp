@@ -20,6 +20,12 @@ void install_checkpoint_signals() {
   sigaction(SIGUSR1, &action, nullptr);
 }
 
+void restore_default_signals() {
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGUSR1, SIG_DFL);
+  if (const int early = static_cast<int>(g_signal)) std::raise(early);  // its default action: the end
+}
+
 int checkpoint_requested(MPI_Comm comm) {
   int signal = static_cast<int>(g_signal);
   MPI_Allreduce(MPI_IN_PLACE, &signal, 1, MPI_INT, MPI_MAX, comm);

@@ -15,8 +15,14 @@ constexpr int kExitCheckpointed = 75;
 // (the error line says where) and no result file was written.
 constexpr int kExitDegenerate = 3;
 
-// Installs the handlers (idempotent). Until then the signals keep their default action.
+// Installs the handlers (idempotent). Until then the signals keep their default action. run_cli
+// installs them first thing, so that a signal sent while a run starts (MPI and Kokkos start-up,
+// reading inputs: seconds on a loaded node) is not lost: the run checkpoints after its first step.
 void install_checkpoint_signals();
+
+// For the commands that do not checkpoint: the default actions again, and a signal received since
+// install_checkpoint_signals is delivered now (so it ends the process, as it would have).
+void restore_default_signals();
 
 // Collective over `comm`: whether any rank has received SIGTERM or SIGUSR1; the signal number
 // (the largest one received on any rank), or 0.

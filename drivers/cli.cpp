@@ -19,6 +19,7 @@
 #include "bench/resample_bench.hpp"
 #include "bench/select_bench.hpp"
 #include "bench/sim_scale.hpp"
+#include "drivers/checkpoint_signals.hpp"
 #include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/info_command.hpp"
@@ -34,7 +35,14 @@ namespace {
 struct Subcommand {
   CLI::App* app;
   std::function<int(MPI_Comm)> run;
+  bool checkpoints_on_signal = false;  // SIGTERM/SIGUSR1 ask it to checkpoint and stop
 };
+
+// The same subcommand, stopped by SIGTERM/SIGUSR1 through a checkpoint (checkpoint_signals.hpp).
+Subcommand checkpointing(Subcommand command) {
+  command.checkpoints_on_signal = true;
+  return command;
+}
 
 // Registers the subcommand NAME of `parent`: a Command (its options bound to it by add_to, its work
 // done by run(comm)) owned by the returned run. A non-empty footer ends the subcommand's --help.
@@ -63,16 +71,16 @@ int run(int argc, char** argv, MPI_Comm comm) {
   app.set_version_flag("--version", rsmc::drivers::kVersion);
   const std::string model_list = "Models:\n" + models;
   std::vector<Subcommand> commands = {
-      add_command<rsmc::drivers::FilterCommand>(
+      checkpointing(add_command<rsmc::drivers::FilterCommand>(
           app, "filter", "Run a bootstrap particle filter and report the log-likelihood, ESS and filtered moments",
-          model_list),
+          model_list)),
       add_command<rsmc::drivers::SimulateCommand>(
           app, "simulate", "Simulate observations from a model into a CSV or HDF5 file", model_list),
-      add_command<rsmc::drivers::PmmhCommand>(app, "pmmh",
-                                              "Infer model parameters by particle marginal Metropolis-Hastings, "
-                                              "the likelihood estimated by the distributed filter "
-                                              "(docs/inference.md)",
-                                              model_list)};
+      checkpointing(add_command<rsmc::drivers::PmmhCommand>(
+          app, "pmmh",
+          "Infer model parameters by particle marginal Metropolis-Hastings, the likelihood estimated by the "
+          "distributed filter (docs/inference.md)",
+          model_list))};
   CLI::App* bench_app = app.add_subcommand("bench", "Benchmarks: JSON lines on stdout (`rsmc bench` lists them)");
   std::vector<Subcommand> benches = {
       add_command<rsmc::bench::ResampleBench>(
@@ -126,7 +134,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
   try {
     for (const auto* list : {&commands, &benches})
       for (const Subcommand& command : *list)
-        if (*command.app) return command.run(comm);
+        if (*command.app) {
+          if (!command.checkpoints_on_signal) rsmc::drivers::restore_default_signals();
+          return command.run(comm);
+        }
+    rsmc::drivers::restore_default_signals();
     if (*models_app) {
       if (rank == 0) std::fputs(rsmc::drivers::models_text().c_str(), stdout);
       return 0;
@@ -148,6 +160,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
 namespace rsmc::drivers {
 
 int run_cli(int argc, char** argv) {
+  install_checkpoint_signals();  // before the seconds of start-up (checkpoint_signals.hpp)
   MPI_Init(&argc, &argv);
   // Kokkos gets only its own --kokkos-* arguments (it would otherwise answer --help itself);
   // rsmc's parser gets the rest.
