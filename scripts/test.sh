@@ -12,12 +12,13 @@
 #                model x scheme x p-invariant sampler run with it on 1 rank and with stage 1's rsmc
 #                (2 threads) on 3 ranks, compared byte for byte (scripts/compare-outputs.sh): the
 #                two builds give the same results
-#   3. vector    results do not depend on the vector width: `rsmc` against stage 1's Kokkos for
-#                x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) in build-arch-<level>/, and SV, linear
-#                Gaussian, Lorenz-96 and SIR x 4 schemes on 1 and 3 ranks with them and with stage 1's
-#                native rsmc, compared byte for byte with stage 2's baseline x86-64 rsmc
-#                (scripts/vector-width.sh). A level this CPU cannot run is built and its runs are
-#                skipped, saying so.
+#   3. vector    results do not depend on the vector width: SV, linear Gaussian, Lorenz-96 and SIR
+#                x 4 schemes on 1 and 3 ranks with an x86-64-v3 (AVX2) and an x86-64-v4 (AVX-512)
+#                rsmc, compared byte for byte with stage 2's baseline x86-64 rsmc
+#                (scripts/vector-width.sh). Stage 1's native rsmc is the build of the highest level
+#                this CPU has; the other level's `rsmc` is built against stage 1's Kokkos in
+#                build-arch-<level>/. A level this CPU cannot run is built and its runs are skipped,
+#                saying so.
 #   4. cuda      Kokkos 4.6 CUDA, compile and link only: Kokkos (Serial + CUDA, RSMC_KOKKOS_ARCH,
 #                default HOPPER90) with the patches for CUDA 13; `rsmc`, the CUDA kernels and tests
 #                and h5_datasets_equal through Kokkos' nvcc_wrapper in build-cuda/, host code for
@@ -32,6 +33,13 @@
 #
 #   The stages that only compile (cuda) come before the last test runs, so the output ends with the
 #   test counts of stages that run tests.
+#
+# Builds run behind tests: most tests wait (MPI start-ups, SLURM, signals), so stage 1's CTest keeps
+# about one of the two cores busy. The builds of stages 2-6 therefore run one after another in the
+# background at nice 19 from the start (build-logs/<stage>.log), taking only the CPU that the
+# foreground leaves idle, and each stage first waits for its own build (it prints the log) and then
+# runs as above; its own build commands then find nothing left to do. RSMC_BACKGROUND_BUILDS=0: each
+# stage builds in turn, in the foreground.
 #
 #   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz (default: all, in this order)
 #
@@ -67,6 +75,7 @@ kokkos_source() {  # exports RSMC_KOKKOS_SOURCE, or fails saying where it looked
 kokkos_openmp() {
   kokkos_source
   bash scripts/build-kokkos4.sh openmp
+  background_builds "${behind[@]}"  # the later stages' builds, behind these tests
   # The whole suite with 1 OpenMP thread per process, then every unit test again with 2 threads.
   # Threads are what the thread-sensitive tests are about, and they choose their own counts:
   # cli/thread_invariance (every model, scheme and sampler at 1, 2 and 3 threads on 1 and 3 ranks)
@@ -84,26 +93,20 @@ kokkos_openmp() {
     ctest --output-on-failure -j "$jobs" --timeout 900)
   (cd build-openmp && env "${env[@]}" OMP_NUM_THREADS=2 ctest --output-on-failure -j 1 --timeout 900 -R '^unit/')
 }
-serial_matches_openmp() {
+# The build of each stage that has one: build_STAGE. `build STAGE` runs it, unless it ran in the
+# background and succeeded (then it prints that build's output).
+build_serial() {
   # The README's build: Debian's Kokkos 3.4 Serial, no CUDA kernels (stage 4 compiles those), for
   # baseline x86-64: stage 3 compares the other instruction sets with it.
   bash scripts/build.sh -DRSMC_ENABLE_CUDA=OFF -DRSMC_TARGET_ARCH=x86-64 --target rsmc --target h5_datasets_equal
-  [ -x build-openmp/drivers/rsmc ] || {
-    echo "test.sh: stage serial compares with build-openmp/drivers/rsmc: run the openmp stage first" >&2
-    return 1
-  }
-  OMP_NUM_THREADS=2 OMP_PROC_BIND=false OMP_WAIT_POLICY=passive OMPI_MCA_hwloc_base_binding_policy=none \
-    RANKS="3" bash scripts/compare-outputs.sh build-openmp/drivers/rsmc build/drivers/rsmc build/tests/h5_datasets_equal
 }
-vector_width() {
+build_vector() {
   kokkos_source
-  bash scripts/vector-width.sh build/drivers/rsmc build-openmp/drivers/rsmc
+  bash scripts/vector-width.sh --build-only build/drivers/rsmc build-openmp/drivers/rsmc
 }
-kokkos_cuda() {
-  if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-    echo "test.sh: SKIPPED the Kokkos 4.6 CUDA stage: no nvcc (not on PATH, not in /usr/local/cuda/bin)"
-    return 0
-  fi
+have_nvcc() { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }
+build_cuda() {
+  have_nvcc || return 0
   kokkos_source
   if [ -z "${RSMC_KOKKOS_CUDA_PATCHES+set}" ] && [ -f "$deps/kokkos-4.6.01-cuda13.patch" ]; then
     RSMC_KOKKOS_CUDA_PATCHES=$deps/kokkos-4.6.01-cuda13.patch
@@ -115,8 +118,73 @@ kokkos_cuda() {
   # unity batches; 20 minutes on 2 cores beside other work) but are left out here for CI's time.
   RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda rsmc h5_datasets_equal \
     rsmc_cuda_tests rsmc_cuda_alias_tests rsmc_cuda_butterfly_tests rsmc_cuda_math_tests
+  # The install, with examples/random_walk built against it.
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
+}
+build_sanitize() { bash scripts/sanitize.sh --build-only; }
+build_fuzz() { bash scripts/build-sanitize.sh rsmc_fuzzers; }
+
+# background_builds STAGE...: build_STAGE of each in turn, at nice 19, in a process group of its own
+# (ended with this script); each writes $logs/STAGE.log, then $logs/STAGE.done ("EXIT SECONDS").
+logs=build-logs
+background_pid=""
+build_times=()
+background_builds() {
+  [ $# -gt 0 ] && [ "${RSMC_BACKGROUND_BUILDS:-1}" != 0 ] || return 0
+  rm -rf "$logs" && mkdir -p "$logs"
+  echo "==== test.sh: building stages $* in the background at nice 19 (output: $logs/)"
+  set -m  # job control: the builds get their own process group, so that one kill ends them all
+  (
+    trap - EXIT
+    renice -n 19 -p "$BASHPID" >/dev/null
+    for s in "$@"; do
+      start=$(date +%s) rc=0
+      "build_$s" >"$logs/$s.log" 2>&1 </dev/null || rc=$?
+      echo "$rc $(($(date +%s) - start))" >"$logs/$s.done"
+    done
+  ) &
+  background_pid=$!
+  set +m
+  trap 'kill -- -"$background_pid" 2>/dev/null || true' EXIT
+}
+# built_behind STAGE: waits for STAGE's background build (if it has one) and prints its output;
+# true when it succeeded
+built_behind() {
+  [ -n "$background_pid" ] && [ -f "$logs/$1.log" ] || return 1
+  until [ -f "$logs/$1.done" ]; do
+    kill -0 "$background_pid" 2>/dev/null || { echo "test.sh: the background builds ended before stage $1's" >&2; return 1; }
+    sleep 2
+  done
+  local rc secs
+  read -r rc secs <"$logs/$1.done"
+  echo "---- test.sh: stage $1 was built in the background ($secs s, exit $rc): $logs/$1.log"
+  cat "$logs/$1.log"
+  echo "---- test.sh: end of $logs/$1.log"
+  build_times+=("$1: $secs s (exit $rc)")
+  [ "$rc" -eq 0 ] || echo "test.sh: stage $1's background build failed: building it again here"
+  [ "$rc" -eq 0 ]
+}
+build() { built_behind "$1" || "build_$1"; }
+serial_matches_openmp() {
+  build serial
+  [ -x build-openmp/drivers/rsmc ] || {
+    echo "test.sh: stage serial compares with build-openmp/drivers/rsmc: run the openmp stage first" >&2
+    return 1
+  }
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false OMP_WAIT_POLICY=passive OMPI_MCA_hwloc_base_binding_policy=none \
+    RANKS="3" bash scripts/compare-outputs.sh build-openmp/drivers/rsmc build/drivers/rsmc build/tests/h5_datasets_equal
+}
+vector_width() {
+  build vector
+  bash scripts/vector-width.sh build/drivers/rsmc build-openmp/drivers/rsmc
+}
+kokkos_cuda() {
+  if ! have_nvcc; then
+    echo "test.sh: SKIPPED the Kokkos 4.6 CUDA stage: no nvcc (not on PATH, not in /usr/local/cuda/bin)"
+    return 0
+  fi
+  build cuda
   # The GPU kit (docs/gpu.md): packed from build-cuda/, its completeness check, and gpu-check.sh
   # --dry-run on the unpacked kit: the host build's rsmc of stage 2 (or one scripts/gpu-kit.sh builds)
   # must reproduce every reference file, and the CUDA tests, which need a GPU, each exit 77 and are
@@ -126,6 +194,14 @@ kokkos_cuda() {
   rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
   bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
+sanitizer_subset() {
+  build sanitize
+  bash scripts/sanitize.sh
+}
+fuzzing() {
+  build fuzz
+  RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
+}
 all_stages=(format openmp serial vector cuda sanitize fuzz)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
@@ -133,6 +209,11 @@ for s in "${selected[@]}"; do
   [[ " ${all_stages[*]} " == *" $s "* ]] || { echo "test.sh: unknown stage '$s' (stages: ${all_stages[*]})" >&2; exit 2; }
 done
 bash scripts/install-deps.sh
+behind=()  # the selected stages that have a build of their own, after stage openmp
+for s in "${selected[@]}"; do
+  [ "$s" = openmp ] || ! declare -F "build_$s" >/dev/null || behind+=("$s")
+done
+[[ " ${selected[*]} " == *" openmp "* ]] || background_builds "${behind[@]}"
 for s in "${selected[@]}"; do
   case $s in
     format) stage "0 formatting" bash scripts/format.sh --check ;;
@@ -140,9 +221,10 @@ for s in "${selected[@]}"; do
     serial) stage "2 Debian Kokkos 3.4 Serial build + same results as stage 1" serial_matches_openmp ;;
     vector) stage "3 x86-64-v3/v4 builds + same results as baseline x86-64" vector_width ;;
     cuda) stage "4 Kokkos 4.6 CUDA compile + GPU kit" kokkos_cuda ;;
-    sanitize) stage "5 sanitizer build + ctest subset" bash scripts/sanitize.sh ;;
-    fuzz) stage "6 fuzzing" env RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh ;;
+    sanitize) stage "5 sanitizer build + ctest subset" sanitizer_subset ;;
+    fuzz) stage "6 fuzzing" fuzzing ;;
   esac
 done
 echo "==== test.sh: all stages passed"
 printf '  %s\n' "${times[@]}"
+[ ${#build_times[@]} -eq 0 ] || printf '  built in the background (included above where a stage waited): %s\n' "${build_times[*]}"

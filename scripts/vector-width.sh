@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# scripts/vector-width.sh: results do not depend on the vector width or instruction set. Builds the
-# `rsmc` target against the Kokkos 4.6 OpenMP install of scripts/build-kokkos4.sh openmp once per
-# x86-64 level below, each in build-arch-<level>/ (RSMC_TARGET_ARCH=<level>), and compares every
-# build this CPU can run with the baseline x86-64 build byte for byte (scripts/compare-outputs.sh):
+# scripts/vector-width.sh: results do not depend on the vector width or instruction set. Compares
+# with the baseline x86-64 build, byte for byte (scripts/compare-outputs.sh), one build per level:
 #   baseline   BASELINE_RSMC (default build/drivers/rsmc: test.sh's stage 2, RSMC_TARGET_ARCH=x86-64),
 #              the reference, on 1 rank
 #   native     NATIVE_RSMC (default build-openmp/drivers/rsmc: stage 1, RSMC_TARGET_ARCH=native)
 #   x86-64-v3  AVX2, FMA (never contracted: -ffp-contract=off), BMI2
 #   x86-64-v4  AVX-512
+# The native build is built for this CPU, so it stands in for the highest level this CPU has (x86-64-v4
+# on an AVX-512 CPU, else x86-64-v3): only the other level is built, the `rsmc` target against the
+# Kokkos 4.6 OpenMP install of scripts/build-kokkos4.sh openmp, in build-arch-<level>/
+# (RSMC_TARGET_ARCH=<level>). ALL_LEVELS=1 builds both levels anyway.
 # each on 1 and 3 ranks, 1 OpenMP thread, for stochastic_volatility, linear_gaussian, lorenz96 and
 # sir_epidemic x 4 resampling schemes (scripts/filter-runs.sh's quick set; 997 particles, 12 steps:
 # a bitwise check, not statistics). A level whose instructions this CPU lacks (/proc/cpuinfo) is
 # built, so that it keeps compiling, and its runs are skipped, saying so; it is never counted as
 # compared. Fails when any run differs or fails, or when BASELINE_RSMC's build is not a baseline one.
 #
-#   scripts/vector-width.sh [BASELINE_RSMC [NATIVE_RSMC]]
+#   scripts/vector-width.sh [--build-only] [BASELINE_RSMC [NATIVE_RSMC]]
+#   --build-only   builds the levels and compares nothing (scripts/test.sh builds ahead of its stages)
 #
 # Kokkos: as scripts/build-kokkos4.sh (RSMC_KOKKOS_ROOT, or RSMC_KOKKOS_SOURCE for its cached
 # install). H5_DATASETS_EQUAL: the comparison tool (default build/tests/h5_datasets_equal).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=false
+if [ "${1:-}" = --build-only ]; then build_only=true; shift; fi
 baseline=${1:-build/drivers/rsmc}
 native=${2:-build-openmp/drivers/rsmc}
 eq=${H5_DATASETS_EQUAL:-build/tests/h5_datasets_equal}
@@ -36,26 +41,40 @@ cache_value() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt" 2>/dev/null; }
 # missing_cpu_flags LEVEL: the instructions of LEVEL that this CPU lacks (empty: it runs LEVEL)
 missing_cpu_flags() {
   local cpu f missing=()
-  cpu=" $(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1) "
+  cpu=" $(awk -F ': ' '$1 ~ /^flags/ { print $2; exit }' /proc/cpuinfo) "
   for f in ${level_cpu_flags[$1]}; do [[ $cpu == *" $f "* ]] || missing+=("$f"); done
   echo "${missing[*]}"
 }
 
-for f in "$baseline" "$native" "$eq"; do [ -x "$f" ] || die "$f is missing: build it first (scripts/test.sh openmp serial)"; done
-baseline_arch=$(cache_value "$(dirname "$baseline")/.." RSMC_TARGET_ARCH)
-case $baseline_arch in
-  x86-64 | none | "") ;;
-  *) die "$baseline is built for RSMC_TARGET_ARCH=$baseline_arch, not the baseline x86-64: nothing would be compared with it" ;;
-esac
+compared_files=("$baseline" "$native" "$eq")
+$build_only && compared_files=("$native")  # whose build says what native stands for
+for f in "${compared_files[@]}"; do [ -x "$f" ] || die "$f is missing: build it first (scripts/test.sh openmp serial)"; done
+if ! $build_only; then
+  baseline_arch=$(cache_value "$(dirname "$baseline")/.." RSMC_TARGET_ARCH)
+  case $baseline_arch in
+    x86-64 | none | "") ;;
+    *) die "$baseline is built for RSMC_TARGET_ARCH=$baseline_arch, not the baseline x86-64: nothing would be compared with it" ;;
+  esac
+fi
 # What native means here, for the log (the whole output first: no pipe that a reader may close early)
 target_help=$(${CXX:-c++} -march=native -Q --help=target 2>/dev/null || true)
 native_march=$(awk '$1 == "-march=" { print $2 }' <<<"$target_help")
-variants=("native ($(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH), ${native_march:-?} here)|$native")
+# The level the native build stands in for: the highest one whose instructions this CPU has.
+native_level=""
+if [ "$(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH)" = native ]; then
+  for level in "${levels[@]}"; do [ -n "$(missing_cpu_flags "$level")" ] || native_level=$level; done
+fi
+variants=("native ($(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH), ${native_march:-?} here${native_level:+, the $native_level build})|$native")
 for level in "${levels[@]}"; do
+  if [ "$level" = "$native_level" ] && [ "${ALL_LEVELS:-0}" != 1 ]; then
+    echo "vector-width: $level not built again: the native build runs this CPU's $level instructions"
+    continue
+  fi
   RSMC_BUILD_DIR=build-arch-$level RSMC_CMAKE_ARGS="${RSMC_CMAKE_ARGS:-} -DRSMC_TARGET_ARCH=$level -DRSMC_BUILD_TESTS=OFF" \
     bash scripts/build-kokkos4.sh openmp rsmc
   variants+=("$level|build-arch-$level/drivers/rsmc")
 done
+$build_only && exit 0
 
 compared=() skipped=() failed=()
 for v in "${variants[@]}"; do
