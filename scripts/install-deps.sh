@@ -15,6 +15,9 @@ packages=(
   clang-14 libclang-rt-14-dev
   # scripts/format.sh (test.sh's stage 0 checks that the sources match .clang-format)
   clang-format-14
+  # compiler cache: scripts/build-kokkos4.sh uses it when present, so a rebuild (or a CI machine
+  # that keeps ~/.cache) compiles only what changed
+  ccache
 )
 # For the SLURM tests only (tests/slurm: job scripts on a private localhost controller, shellcheck);
 # optional: when they cannot be installed those tests are skipped. The tests start their own munged,

@@ -36,7 +36,7 @@
 #
 # Builds run behind tests: most tests wait (MPI start-ups, SLURM, signals), so stage 1's CTest keeps
 # about one of the two cores busy (1,009 CPU-s in 1,121 s). Once stage 1 is built, the builds of
-# stages 2-6 therefore run one after another in the background (build-logs/<stage>.log) under
+# stages 2-5 (stage 6 uses stage 5's) run one after another in the background (build-logs/<stage>.log) under
 # SCHED_IDLE (chrt --idle): they get a core only when no test wants it, and give it up as soon as a
 # test wakes. Each later stage first waits for its own build (it prints the log), then runs as above,
 # where its build commands find nothing left to do. SCHED_IDLE, not nice 19: an MPI run with more
@@ -125,8 +125,12 @@ build_cuda() {
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
 }
-build_sanitize() { bash scripts/sanitize.sh --build-only; }
-build_fuzz() { bash scripts/build-sanitize.sh rsmc_fuzzers; }
+# Stages 5 and 6 share build-sanitize/: one build for both (two builds queued behind each other would
+# configure the directory while stage 5 runs in it).
+build_sanitize() {
+  bash scripts/sanitize.sh --build-only
+  bash scripts/build-sanitize.sh rsmc_fuzzers
+}
 
 # background_builds STAGE...: build_STAGE of each in turn, under SCHED_IDLE, in a process group of its own
 # (ended with this script); each writes $logs/STAGE.log, then $logs/STAGE.done ("EXIT SECONDS").
@@ -202,7 +206,6 @@ sanitizer_subset() {
   bash scripts/sanitize.sh
 }
 fuzzing() {
-  build fuzz
   RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
 }
 all_stages=(format openmp serial vector cuda sanitize fuzz)
