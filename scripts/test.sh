@@ -158,7 +158,8 @@ background_builds() {
 # built_behind STAGE: waits for STAGE's background build (if it has one) and prints its output;
 # true when it succeeded
 built_behind() {
-  [ -n "$background_pid" ] && [ -f "$logs/$1.log" ] || return 1
+  # queued, not "has a log": a stage reached before its build started must wait, not build beside it
+  [ -n "$background_pid" ] && [[ " ${behind[*]} " == *" $1 "* ]] || return 1
   until [ -f "$logs/$1.done" ]; do
     kill -0 "$background_pid" 2>/dev/null || { echo "test.sh: the background builds ended before stage $1's" >&2; return 1; }
     sleep 2
