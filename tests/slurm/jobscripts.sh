@@ -14,7 +14,8 @@
 #     then completion with a result identical to an uninterrupted run. CHAIN_MODE=submit once, with
 #     the signal sent by `scancel --batch --signal=USR1`: the successor (sbatch --dependency)
 #     finishes identically.
-#  5. rsmc-pmmh.sbatch (issue 18) on 2 tasks with 2 chains, signalled with `scancel --batch
+#  5. rsmc-pmmh.sbatch (issue 18) on 2 tasks with 2 chains: a first segment whose tasks die of the
+#     signal before rsmc starts (requeued, not failed); then signalled with `scancel --batch
 #     --signal=USR1` once the chains run: a checkpoint, `scontrol requeue`, and the requeued job ends
 #     with a chain file identical to an uninterrupted run.
 # Exit code 77 (CTest: skipped) with a message when the SLURM or munge packages are missing or the
@@ -29,6 +30,10 @@ source "$here/local_cluster.sh"
 JOBSCRIPTS=${JOBSCRIPTS:-$here/../../jobscripts}
 CHAIN_SECONDS=${CHAIN_SECONDS:-80}   # single-core filter time of the requeued chain
 CHAIN_PARTICLES=200000
+# The jobs run side by side on 2 cores, with more ranks than cores. Ranks that srun starts do not
+# know that (the pretend node has 8 CPUs) and would spin in MPI's progress loop while the rank they
+# wait for has no core: the pmmh job, a collective per iteration, ran 20 times slower than alone.
+export OMPI_MCA_mpi_yield_when_idle=1
 
 background=()
 show_logs() {
@@ -188,21 +193,40 @@ if finished "CHAIN_MODE=submit, first job" "$first" 90; then
 fi
 echo "CHAIN_MODE=submit checked at $((SECONDS - t0)) s"
 
-# ---- 5. rsmc-pmmh.sbatch: stopped by hand once the chains run, requeued by the script, continued
-# from its checkpoint. Long enough (about 20 s on one core) for the signal to land before the end.
-sed 's/^iterations = 60$/iterations = 40000/; s/^particles = 48$/particles = 100/' \
+# ---- 5. rsmc-pmmh.sbatch. Segment 1: the signal kills the tasks before rsmc starts (the launched
+# program signals the job, then waits without a handler); the script requeues. Segment 2: stopped
+# by hand once the chains run; it checkpoints and requeues. Segment 3 continues from the checkpoint
+# and completes. Long enough (about 20 s on one core) for the signal to land before the end.
+# --signal=B:USR1@10: SLURM's own signal (the script's @300 with --time=5 comes at once) stays out.
+# Not quiet: the test waits for rsmc's banner.
+sed 's/^iterations = 60$/iterations = 40000/; s/^particles = 48$/particles = 100/; /^quiet = true$/d' \
   "$here/../cli/pmmh_local_level.toml" >pmmh.toml
-rsmc_np 2 pmmh --config pmmh.toml --chains 2 --output pmmh_ref.h5 &
+rsmc_np 2 pmmh --config pmmh.toml --chains 2 --quiet --output pmmh_ref.h5 &
 pmmh_ref_pid=$!
 background+=("$pmmh_ref_pid")
-pmmh_id=$(CONFIG=pmmh.toml CHAINS=2 OUTPUT=pmmh.h5 CHECKPOINT=pmmh.checkpoint.h5 \
-  submit --ntasks=2 --time=5 --output=pmmh.out "$JOBSCRIPTS/rsmc-pmmh.sbatch")
-limit=$((SECONDS + 60))
+cat >early_signal_rsmc.sh <<EOF
+#!/usr/bin/env bash
+# the first segment's tasks: signal the job, and die of the signal forwarded to them
+if [ "\${SLURM_RESTART_COUNT:-0}" = 0 ]; then
+  scancel --batch --signal=USR1 "\$SLURM_JOB_ID"
+  sleep 60
+  exit 3
+fi
+exec "$RSMC" "\$@"
+EOF
+chmod +x early_signal_rsmc.sh
+pmmh_id=$(RSMC=$PWD/early_signal_rsmc.sh CONFIG=pmmh.toml CHAINS=2 OUTPUT=pmmh.h5 \
+  CHECKPOINT=pmmh.checkpoint.h5 submit --ntasks=2 --time=5 --signal=B:USR1@10 --output=pmmh.out \
+  "$JOBSCRIPTS/rsmc-pmmh.sbatch")
+limit=$((SECONDS + 90))
 # rsmc's banner: every rank's signal handlers are in place (before it, SIGUSR1 would kill the tasks)
 until grep -q '^rsmc .* pmmh:' pmmh.out 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
+grep -q '^rsmc .* pmmh:' pmmh.out 2>/dev/null || fail "rsmc-pmmh: no banner of rsmc pmmh in pmmh.out within 90 s"
 sleep 3
 scancel --batch --signal=USR1 "$pmmh_id" || fail "rsmc-pmmh: scancel --signal=USR1 failed"
-if finished "rsmc-pmmh job" "$pmmh_id" 240; then
+if finished "rsmc-pmmh job" "$pmmh_id" 300; then
+  expect_log "rsmc-pmmh job" pmmh.out "stopped before it could checkpoint"
+  expect_log "rsmc-pmmh job" pmmh.out "checkpointed to pmmh.checkpoint.h5 after SIGUSR1"
   expect_log "rsmc-pmmh job" pmmh.out "requeueing job $pmmh_id"
   expect_log "rsmc-pmmh job" pmmh.out "continuing the chains of pmmh.checkpoint.h5"
   expect_log "rsmc-pmmh job" pmmh.out "completed: pmmh.h5"
