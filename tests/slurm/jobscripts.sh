@@ -89,6 +89,13 @@ finished() {  # finished WHAT ID SECONDS [STATE]: wait for job ID; every task mu
 expect_log() {  # expect_log WHAT FILE PATTERN
   grep -q -- "$3" "$2" || fail "$1: '$3' not in $2"
 }
+wait_for_line() {  # wait_for_line FILE PATTERN SECONDS: until FILE has a line matching PATTERN; false on timeout
+  local limit=$((SECONDS + $3))
+  until grep -q -- "$2" "$1" 2>/dev/null; do
+    [ $SECONDS -lt $limit ] || return 1
+    sleep 0.2
+  done
+}
 
 # ---- the chain first: it takes longest. Calibrate its length to CHAIN_SECONDS on this machine.
 rate=$("$RSMC" filter --particles "$CHAIN_PARTICLES" --steps 30 --seed 2 | sed -n 's/.*, \([0-9.e+]*\) particle-steps\/s$/\1/p')
@@ -177,8 +184,7 @@ background+=("$submit_ref_pid")
 first=$(CHAIN_MODE=submit CHAIN_SBATCH_ARGS="--signal=B:USR1@10 --output=submit-%j.out" PARTICLES=$CHAIN_PARTICLES STEPS=$small_steps SEED=6 OUTPUT=submit.h5 \
   CHECKPOINT_DIR=submit.ckpt submit --ntasks=1 --time=5 --signal=B:USR1@10 --output='submit-%j.out' \
   "$JOBSCRIPTS/rsmc-chain.sbatch")
-limit=$((SECONDS + 60))
-until grep -q '^rsmc .* filter:' "submit-$first.out" 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
+wait_for_line "submit-$first.out" '^rsmc .* filter:' 60 || true  # the checks below say what went wrong
 sleep 2
 scancel --batch --signal=USR1 "$first" || fail "CHAIN_MODE=submit: scancel --signal=USR1 failed"
 if finished "CHAIN_MODE=submit, first job" "$first" 90; then
@@ -218,10 +224,8 @@ chmod +x early_signal_rsmc.sh
 pmmh_id=$(RSMC=$PWD/early_signal_rsmc.sh CONFIG=pmmh.toml CHAINS=2 OUTPUT=pmmh.h5 \
   CHECKPOINT=pmmh.checkpoint.h5 submit --ntasks=2 --time=5 --signal=B:USR1@10 --output=pmmh.out \
   "$JOBSCRIPTS/rsmc-pmmh.sbatch")
-limit=$((SECONDS + 90))
 # rsmc's banner: every rank's signal handlers are in place (before it, SIGUSR1 would kill the tasks)
-until grep -q '^rsmc .* pmmh:' pmmh.out 2>/dev/null || [ $SECONDS -ge $limit ]; do sleep 0.2; done
-grep -q '^rsmc .* pmmh:' pmmh.out 2>/dev/null || fail "rsmc-pmmh: no banner of rsmc pmmh in pmmh.out within 90 s"
+wait_for_line pmmh.out '^rsmc .* pmmh:' 90 || fail "rsmc-pmmh: no banner of rsmc pmmh in pmmh.out within 90 s"
 sleep 3
 scancel --batch --signal=USR1 "$pmmh_id" || fail "rsmc-pmmh: scancel --signal=USR1 failed"
 if finished "rsmc-pmmh job" "$pmmh_id" 300; then
