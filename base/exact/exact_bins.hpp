@@ -7,16 +7,18 @@
 // straight to the ExactSum, which counts them.
 //
 // Overflow bound: each term changes a bin by less than 2^53, so kMaxTermsPerFlush = 1024 terms keep
-// every |bin| below 2^63. The caller flushes after at most that many add()s (reduce_exact does it
-// every 1024 items, each adding at most one term to an accumulator). flush() moves every non-zero
+// every |bin| below 2^63. The caller flushes after at most that many add()s (e.g. every 1024
+// items, each adding at most one term to an accumulator). flush() moves every non-zero
 // bin into the ExactSum with ExactSum::add_int64, all exact integer arithmetic, so the ExactSum ends
 // with exactly the value plain ExactSum::add calls give: after normalisation the same bytes, the same
 // to_double(), whatever the order, the flush points or the thread schedule.
 //
 // 16 KiB per accumulator: meant for host execution spaces and a handful of accumulators (GPU
-// threads and many accumulators use ExactSumWindow; exact_reduce.hpp chooses). Trivial. Empty when
-// value-initialised (ExactSumBins{}), after clear() and after flush(): clearing 16 KiB costs more
-// than many adds, so reduce_exact keeps flushed bins between calls instead of clearing them.
+// threads and many accumulators: ExactSumWindow). Trivial. Empty when value-initialised
+// (ExactSumBins{}), after clear() and after flush(): clearing 16 KiB costs more than many adds, so a
+// caller keeps flushed bins between calls instead of clearing them. The engine's per-step sums were
+// ExactSums through these front ends until they became BinnedSums (binned_reduce.hpp); they remain
+// the exact baseline of bench/step_prototype's comparison of sums.
 #pragma once
 
 #include <cstdint>

@@ -4,11 +4,13 @@
 //   propagate x_i ~ transition(x_i) with the PROPAGATE stream of (step t, global id i)
 //   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing; a NaN or +inf
 //                                                       log-likelihood: FilterOptions::invalid_likelihood)
-//   exact reductions: max log-weight, sum of weights, ESS, log-likelihood increment, moments
+//   reductions: max log-weight, then in one pass the sum of weights, ESS, log-likelihood increment,
+//               mean and variance (reproducible binned sums, exact::BinnedSum)
 //   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
-// Random draws are keyed by global particle id and step, and every sum is exact (ExactSum), so
-// every number the filter reports is bitwise identical for any number of ranks. The data-parallel
+// Random draws are keyed by global particle id and step, and every sum is reproducible (BinnedSum:
+// the same bits for any order and split of its terms), so every number the filter reports is bitwise
+// identical for any number of ranks and threads. The data-parallel
 // kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI.
 #pragma once
 
@@ -29,9 +31,10 @@
 #include "framework/engine/run_progress.hpp"
 #include "framework/engine/step_kernels.hpp"
 #include "framework/engine/step_observer.hpp"
-#include "base/exact/exact_reduce.hpp"
+#include "base/exact/binned_reduce.hpp"
+#include "base/exact/moments.hpp"
 #include "base/math/math.hpp"
-#include "framework/parallel/exact_sum_mpi.hpp"
+#include "framework/parallel/binned_sum_mpi.hpp"
 #include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/particles/block_distribution.hpp"
@@ -62,7 +65,10 @@ class BootstrapFilter {
     MPI_Comm_rank(comm_, &rank_);
     store_ = ParticleStore<memory_space>(layout_.count(rank_), model_.state_dim(), layout_.first(rank_));
     observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
+    reference_ = Kokkos::View<double*, memory_space>("rsmc::moment_reference", model_.state_dim());
+    reference_host_ = Kokkos::create_mirror_view(reference_);
     mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
+    mean_host_ = Kokkos::create_mirror_view(mean_);
     weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
                                                   store_.size());
     resample_workspace_.exp_weight = weight_;
@@ -79,6 +85,7 @@ class BootstrapFilter {
     kernels::fill<ExecutionSpace>("rsmc::initialise::log_weight", store_.log_weight, store_.size(), 0.0);
     ExecutionSpace().fence();
     log_total_weight_ = math::log(static_cast<double>(band_.size()));
+    set_moment_reference(nullptr);
   }
 
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
@@ -177,6 +184,8 @@ class BootstrapFilter {
     if (progress.result.state_dim != model_.state_dim() || progress.result.steps != progress.step)
       throw Error("internal error: resume() was given an inconsistent run progress");
     log_total_weight_ = progress.log_total_weight;
+    const int d = model_.state_dim();
+    set_moment_reference(progress.step > 0 ? progress.result.mean.data() + (progress.step - 1) * d : nullptr);
   }
 
   ParticleStore<memory_space>& particles_mut() { return store_; }
@@ -300,7 +309,7 @@ class BootstrapFilter {
     return lowest;
   }
 
-  // Exact reductions over all particles of all ranks; log_total receives log(sum of weights).
+  // Reproducible reductions over all particles of all ranks; log_total receives log(sum of weights).
   // local_max: this rank's maximum log-weight when weight() found it (a maximum is exact, so the
   // same whichever kernel finds it); otherwise (a step without an observation) it is found here.
   StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max) {
@@ -313,31 +322,68 @@ class BootstrapFilter {
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
     max_log_weight_ = max_lw;
 
-    // Pass 1: sum w, sum w^2, sum w x_c  (w relative to the global maximum, so w <= 1). The w are
-    // kept in weight_ for pass 2 and the fixed-point weights of resampling: one exp per particle.
-    std::vector<exact::ExactSum> sums(2 + d);
-    for (auto& s : sums) s.clear();
-    step_kernels::weight_sums<ExecutionSpace>(store_.log_weight, store_.state, max_lw, weight_, sums.data());
-    exact::allreduce_exact(sums.data(), 2 + d, comm_);
+    // One pass: sum w, sum w^2, sum w dx_c, sum w dx_c^2 with dx = x - k, k the previous step's mean
+    // (w relative to the global maximum, so w <= 1). The w are kept in weight_ for the fixed-point
+    // weights of resampling: one exp per particle.
+    Kokkos::deep_copy(reference_, reference_host_);
+    std::vector<exact::BinnedSum> sums(2 + 2 * d);
+    for (auto& sum : sums) sum.clear();
+    step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, max_lw, reference_, weight_,
+                                              moment_workspace_, sums.data());
+    exact::allreduce_binned(sums.data(), 2 + 2 * d, comm_);
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
     StepSummary s;
     s.ess = total * total / total_sq;
     log_total = max_lw + math::log(total);
     s.mean.resize(d);
-    for (int c = 0; c < d; ++c) s.mean[c] = sums[2 + c].to_double() / total;
-
-    // Pass 2: sum w (x_c - mean_c)^2, the numerically safe form of the variance.
-    auto mean_host = Kokkos::create_mirror_view(mean_);
-    for (int c = 0; c < d; ++c) mean_host(c) = s.mean[c];
-    Kokkos::deep_copy(mean_, mean_host);
-    std::vector<exact::ExactSum> sq(d);
-    for (auto& a : sq) a.clear();
-    step_kernels::variance_sums<ExecutionSpace>(weight_, store_.state, mean_, sq.data());
-    exact::allreduce_exact(sq.data(), d, comm_);
     s.variance.resize(d);
-    for (int c = 0; c < d; ++c) s.variance[c] = sq[c].to_double() / total;
+    const exact::DoubleDouble s0 = sums[0].to_double_double();
+    bool second_pass = false;
+    for (int c = 0; c < d; ++c) {
+      const exact::WeightedMoments m = exact::one_pass_moments(reference_host_(c), s0, sums[2 + c].to_double_double(),
+                                                               sums[2 + d + c].to_double_double());
+      s.mean[c] = m.mean;
+      s.variance[c] = m.variance;
+      second_pass |= !one_pass_variance_is_accurate(m.mean - reference_host_(c), m.variance);
+    }
+    if (second_pass) variance_about_mean(total, s);
+    set_moment_reference(s.mean.data());
     return s;
+  }
+
+  // The one-pass variance loses the digits that (mean - k)^2 / variance cancels (each term
+  // w (x - k)^2 is rounded, relative 2^-53, and the rounding errors are amplified by 1 + that ratio).
+  // Up to kMaxShiftRatio it stays within a small multiple of the two-pass form's rounding; beyond
+  // (a model whose mean moves many standard deviations in one step, such as Lorenz-96 with precise
+  // observations, or a variance of 0), the step takes a second pass. Both inputs are the same on
+  // every rank, so every rank decides alike.
+  static constexpr double kMaxShiftRatio = 4.0;
+  static bool one_pass_variance_is_accurate(double shift, double variance) {
+    return shift * shift <= kMaxShiftRatio * variance;
+  }
+
+  // s.variance = sum w (x - mean)^2 / total over all ranks: the second pass.
+  void variance_about_mean(double total, StepSummary& s) {
+    const int d = store_.state_dim();
+    for (int c = 0; c < d; ++c) mean_host_(c) = s.mean[c];
+    Kokkos::deep_copy(mean_, mean_host_);
+    std::vector<exact::BinnedSum> sq(d);
+    for (auto& sum : sq) sum.clear();
+    step_kernels::variance_sums<ExecutionSpace>(weight_, store_.state, mean_, variance_workspace_, sq.data());
+    exact::allreduce_binned(sq.data(), d, comm_);
+    for (int c = 0; c < d; ++c) s.variance[c] = sq[c].to_double() / total;
+  }
+
+  // The reference point k of the next step's one-pass moments (step_kernels::moment_sums): the
+  // filtered mean of the last step (nullptr: none yet, k = 0). A component that is not finite gives
+  // 0, so that one bad step cannot poison the sums of the next. A pure function of the reported
+  // means, so every rank, and a run restarted from a checkpoint, uses the same k.
+  void set_moment_reference(const double* mean) {
+    for (int c = 0; c < model_.state_dim(); ++c) {
+      const double m = mean != nullptr ? mean[c] : 0.0;
+      reference_host_(c) = m - m == 0.0 ? m : 0.0;
+    }
   }
 
   MPI_Comm comm_;
@@ -347,10 +393,15 @@ class BootstrapFilter {
   Layout layout_;  // the ids each rank holds now
   int rank_ = 0;
   ParticleStore<memory_space> store_;
-  Kokkos::View<double*, memory_space> observation_;     // y_t on the device
-  Kokkos::View<double*, memory_space> mean_;            // filtered mean on the device (variance pass)
-  Kokkos::View<double*, memory_space> weight_;          // exp(log-weight - max) of the last summarise()
-  ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
+  Kokkos::View<double*, memory_space> observation_;  // y_t on the device
+  Kokkos::View<double*, memory_space> reference_;    // the moments' reference point k on the device
+  typename Kokkos::View<double*, memory_space>::HostMirror reference_host_;  // ... and on the host
+  Kokkos::View<double*, memory_space> mean_;  // the filtered mean on the device (second pass)
+  typename Kokkos::View<double*, memory_space>::HostMirror mean_host_;
+  exact::BinnedReduceWorkspace<memory_space> moment_workspace_;    // moment_sums' chunk sums, kept between steps
+  exact::BinnedReduceWorkspace<memory_space> variance_workspace_;  // variance_sums' (another shape)
+  Kokkos::View<double*, memory_space> weight_;                     // exp(log-weight - max) of the last summarise()
+  ResampleWorkspace<memory_space> resample_workspace_;             // resampling buffers, kept between steps
   double max_log_weight_ = 0.0;
   double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
   PhaseTimes times_;

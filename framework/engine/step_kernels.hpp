@@ -15,7 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "base/exact/exact_reduce.hpp"
+#include "base/core/portability.hpp"
+#include "base/exact/binned_reduce.hpp"
 #include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/model/state_view.hpp"
@@ -55,22 +56,41 @@ struct WeightingOutcome {
   double local_max = -HUGE_VAL;
 };
 
+// Particles per thread of the weighting kernel: on a host backend a batch of 256 (its
+// log-likelihoods, 2 KiB, stay in L1 between the two loops below); on a GPU one particle per thread.
+template <class ExecutionSpace>
+constexpr std::size_t weight_batch() {
+  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 256 : 1;
+}
+
 // next_i = log_weight_i + log p(y_t | x_i); a NaN or +inf log-likelihood is counted, and gives
-// next_i = -inf when zero_weight (otherwise the caller fails the step).
+// next_i = -inf when zero_weight (otherwise the caller fails the step). Per batch of particles, two
+// loops: the log-likelihoods alone into next (a loop of straight-line model code that the compiler
+// can vectorise), then the checks, the sums and the maximum. The same values as one loop.
 template <class ExecutionSpace, class Model, class StateView, class WeightView, class ObservationDeviceView>
 WeightingOutcome weight_particles(const Model& model, const StateView& state, const ObservationDeviceView& y,
                                   const WeightView& log_weight, const WeightView& next_log_weight, bool zero_weight,
                                   int t) {
   WeightingOutcome out;
+  const std::size_t batch = weight_batch<ExecutionSpace>();
+  const std::size_t n = state.extent(0);
+  const std::size_t batches = (n + batch - 1) / batch;
   Kokkos::parallel_reduce(
-      "rsmc::weight", Particles<ExecutionSpace>(0, state.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i, std::uint64_t& count, double& m) {
-        const double ll = model.log_likelihood(particle_state_const(state, i), ObservationView{y.data(), 1}, t);
-        const bool bad = !(ll < HUGE_VAL);  // NaN or +inf
-        if (bad) ++count;
-        const double lw = bad && zero_weight ? -HUGE_VAL : log_weight(i) + ll;
-        next_log_weight(i) = lw;
-        if (lw > m) m = lw;
+      "rsmc::weight", Particles<ExecutionSpace>(0, batches),
+      KOKKOS_LAMBDA(const std::size_t b, std::uint64_t& count, double& m) {
+        const std::size_t begin = b * batch;
+        const std::size_t end = n - begin > batch ? begin + batch : n;
+        const ObservationView obs{y.data(), 1};
+        for (std::size_t i = begin; i < end; ++i)
+          next_log_weight(i) = model.log_likelihood(particle_state_const(state, i), obs, t);
+        for (std::size_t i = begin; i < end; ++i) {
+          const double ll = next_log_weight(i);
+          const bool bad = !(ll < HUGE_VAL);  // NaN or +inf
+          if (bad) ++count;
+          const double lw = bad && zero_weight ? -HUGE_VAL : log_weight(i) + ll;
+          next_log_weight(i) = lw;
+          if (lw > m) m = lw;
+        }
       },
       Kokkos::Sum<std::uint64_t>(out.invalid), Kokkos::Max<double>(out.local_max));
   return out;
@@ -102,43 +122,69 @@ double max_log_weight(const WeightView& log_weight) {
   return max_lw;
 }
 
-// Pass 1 of the moments, exact: sums[0] = sum w, sums[1] = sum w^2, sums[2 + c] = sum w x_c, with
-// w_i = exp(log_weight_i - max_lw) (so w <= 1), which is kept in weight for pass 2 and resampling.
-// The exp is rsmc::math::exp, the one exact::fixed_weight uses: resampling reuses w as its exp.
-template <class ExecutionSpace, class StateView, class WeightView>
-void weight_sums(const WeightView& log_weight, const StateView& state, double max_lw, const WeightView& weight,
-                 exact::ExactSum* sums) {
-  const int d = static_cast<int>(state.extent(1));
-  exact::reduce_exact<ExecutionSpace>(
-      "rsmc::weight_sums", log_weight.extent(0), 2 + d,
-      KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-        const double w = math::exp(log_weight(i) - max_lw);  // the same bits on host and device
-        weight(i) = w;
-        // A zero weight adds nothing, and its state may be inf or NaN (a model that failed there):
-        // 0 * inf would make every sum NaN.
-        if (!(w > 0.0)) return;
-        acc.add(0, w);
-        acc.add(1, w * w);
-        for (int c = 0; c < d; ++c) acc.add(2 + c, w * state(i, c));
-      },
-      sums);
+// terms[j] = w_j (x_j - k), or w_j (x_j - k)^2 when squared, for j < n. A zero weight adds nothing,
+// and its state may be inf or NaN (a model that failed there): 0 * inf would make the sum NaN, so
+// such a term is 0, by a select rather than a branch. Restrict pointers in a function of its own:
+// GCC does not vectorise the same loop over View accesses inside the kernel's lambda.
+RSMC_VECTOR_INLINE void deviation_terms(const double* __restrict w, const double* __restrict x, double k, bool squared,
+                                        std::size_t n, double* __restrict terms) {
+  if (squared) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const double dx = w[j] > 0.0 ? x[j] - k : 0.0;
+      terms[j] = w[j] * dx * dx;
+    }
+  } else {
+    for (std::size_t j = 0; j < n; ++j) terms[j] = w[j] > 0.0 ? w[j] * (x[j] - k) : 0.0;
+  }
 }
 
-// Pass 2, exact: sq[c] = sum w (x_c - mean_c)^2, the numerically safe form of the variance.
-template <class ExecutionSpace, class StateView, class WeightView, class MeanView>
-void variance_sums(const WeightView& weight, const StateView& state, const MeanView& mean, exact::ExactSum* sq) {
+// The sums of one step's moments, in one pass, reproducibly (exact::BinnedSum): with
+// w_i = exp(log_weight_i - max_lw) (so w <= 1, kept in weight for resampling) and dx = x_c - k_c,
+//   sums[0] = sum w,  sums[1] = sum w^2,  sums[2 + c] = sum w dx,  sums[2 + d + c] = sum w dx^2,
+// d = state.extent(1). k is a reference point known before the pass and the same on every rank (the
+// filter's previous mean): about it, mean and variance follow from these sums without a second pass
+// and without cancellation (exact::one_pass_moments). The exp is rsmc::math::exp, the one
+// exact::fixed_weight uses: resampling reuses w as its exp.
+template <class ExecutionSpace, class StateView, class WeightView, class ReferenceView>
+void moment_sums(const WeightView& log_weight, const StateView& state, double max_lw, const ReferenceView& k,
+                 const WeightView& weight,
+                 exact::BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace,
+                 exact::BinnedSum* sums) {
   const int d = static_cast<int>(state.extent(1));
-  exact::reduce_exact<ExecutionSpace>(
-      "rsmc::variance_sums", weight.extent(0), d,
-      KOKKOS_LAMBDA(const std::size_t i, const exact::ChunkSums& acc) {
-        const double w = weight(i);
-        if (!(w > 0.0)) return;  // as in pass 1
-        for (int c = 0; c < d; ++c) {
-          const double dev = state(i, c) - mean(c);
-          acc.add(c, w * dev * dev);
+  exact::reduce_binned<ExecutionSpace>(
+      "rsmc::moment_sums", log_weight.extent(0), 2 + 2 * d,
+      KOKKOS_LAMBDA(const int sum, const std::size_t begin, const std::size_t end, double* terms) {
+        const std::size_t n = end - begin;
+        if (sum == 0) {  // the weights themselves, computed here: sum 0 comes first for every batch
+          for (std::size_t j = 0; j < n; ++j) {
+            const double w = math::exp(log_weight(begin + j) - max_lw);  // the same bits on host and device
+            weight(begin + j) = w;
+            terms[j] = w;
+          }
+        } else if (sum == 1) {
+          for (std::size_t j = 0; j < n; ++j) terms[j] = weight(begin + j) * weight(begin + j);
+        } else {
+          const int c = (sum - 2) % d;
+          // state is LayoutLeft: component c of the batch is contiguous
+          deviation_terms(&weight(begin), &state(begin, c), k(c), sum >= 2 + d, n, terms);
         }
       },
-      sq);
+      workspace, sums);
+}
+
+// The second pass, for a step whose mean moved too far from the reference point for the one-pass
+// variance to keep its digits (BootstrapFilter::summarise decides): sums[c] = sum w (x_c - mean_c)^2,
+// the numerically safe form, with the w of moment_sums.
+template <class ExecutionSpace, class StateView, class WeightView, class MeanView>
+void variance_sums(const WeightView& weight, const StateView& state, const MeanView& mean,
+                   exact::BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace,
+                   exact::BinnedSum* sums) {
+  exact::reduce_binned<ExecutionSpace>(
+      "rsmc::variance_sums", weight.extent(0), static_cast<int>(state.extent(1)),
+      KOKKOS_LAMBDA(const int c, const std::size_t begin, const std::size_t end, double* terms) {
+        deviation_terms(&weight(begin), &state(begin, c), mean(c), true, end - begin, terms);
+      },
+      workspace, sums);
 }
 
 }  // namespace rsmc::step_kernels

@@ -36,7 +36,7 @@ void sum_both(const std::vector<double>& xs, ExactSum& plain, ExactSum& windowed
   windowed.normalize();
 }
 
-// Through bins, flushed every ExactSumBins::kMaxTermsPerFlush terms (as reduce_exact does) and at the
+// Through bins, flushed every ExactSumBins::kMaxTermsPerFlush terms (as a chunked reduction does) and at the
 // end; normalised. The bins object is large: static, and empty between calls (flush empties it).
 void sum_binned(const std::vector<double>& xs, ExactSum& binned) {
   static ExactSumBins bins{};

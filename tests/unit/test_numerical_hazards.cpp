@@ -21,6 +21,7 @@
 
 #include "framework/engine/bootstrap_filter.hpp"
 #include "base/exact/exact_sum.hpp"
+#include "base/exact/moments.hpp"
 #include "tests/support/hazard_models.hpp"
 #include "tests/support/bits.hpp"
 
@@ -193,6 +194,7 @@ TEST_CASE("N = 1: the filter equals its own computation by hand", "[engine][haza
   model.initial(xv, init);
   rsmc::exact::ExactSum ll{};
   ll.clear();
+  double reference = 0.0;  // the one-pass moments' reference point: the previous step's mean (0 at step 1)
   for (int t = 1; t <= y.steps; ++t) {
     double next = 0.0;
     rsmc::rng::Stream s(o.seed, rsmc::rng::Purpose::propagate, static_cast<std::uint32_t>(t), 0);
@@ -203,9 +205,33 @@ TEST_CASE("N = 1: the filter equals its own computation by hand", "[engine][haza
     log_total = lw;
     ll.add(increment);
     INFO("step " << t);
+    // The moments by the filter's formulas (BootstrapFilter::summarise): w = 1, the sums of w,
+    // w dx and w dx^2 about the reference point, combined in double-double; then, unless the mean
+    // moved by at most 2 standard deviations, the second pass sum w (x - mean)^2 / sum w.
+    const double dx = x - reference;
+    rsmc::exact::BinnedSum s0{}, s1{}, s2{};
+    s0.clear();
+    s1.clear();
+    s2.clear();
+    s0.add(1.0);
+    s1.add(dx);
+    s2.add(dx * dx);
+    rsmc::exact::WeightedMoments m =
+        rsmc::exact::one_pass_moments(reference, s0.to_double_double(), s1.to_double_double(), s2.to_double_double());
+    const double shift = m.mean - reference;
+    if (!(shift * shift <= 4.0 * m.variance)) {
+      rsmc::exact::BinnedSum sq{};
+      sq.clear();
+      sq.add((x - m.mean) * (x - m.mean));
+      m.variance = sq.to_double() / 1.0;
+    }
+    reference = m.mean;
     CHECK(r.ess[t - 1] == 1.0);
-    CHECK(r.mean[t - 1] == x);
-    CHECK(r.variance[t - 1] == 0.0);
+    CHECK(r.mean[t - 1] == m.mean);
+    CHECK(r.variance[t - 1] == m.variance);
+    // ... which is x, and 0, to the rounding of x - reference and dx^2.
+    CHECK(std::fabs(r.mean[t - 1] - x) <= 0x1p-52 * std::fabs(x) + 0x1p-52 * std::fabs(dx));
+    CHECK(r.variance[t - 1] <= 0x1p-52 * dx * dx);
     CHECK(r.log_likelihood_increment[t - 1] == increment);
     CHECK(r.resampled[t - 1] == 0);
   }
