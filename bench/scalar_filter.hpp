@@ -4,7 +4,7 @@
 // bench/reference_filter.hpp; this one shows what straightforward code costs.
 //
 // It calls the same model struct with the same Random123 streams as the framework
-// (rng::Stream(seed, purpose, step, particle id)), so it does the same model work per particle; what
+// (rng::ModelStream(seed, purpose, step, particle id)), so it does the same model work per particle; what
 // it leaves out is what the framework adds: exact (partition-independent) sums, fixed-point weights
 // on an exact wheel, MPI, Kokkos kernels and phase timing. Like the framework it reports the
 // log-likelihood and the filtered mean and variance of every component, so both compute the same
@@ -19,6 +19,7 @@
 
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "base/rng/stream.hpp"
 
 namespace rsmc::bench {
@@ -35,7 +36,7 @@ ScalarResult scalar_filter(const Model& model, const Observations& data, int ste
   const std::size_t dn = static_cast<std::size_t>(d);
   std::vector<double> x(n * dn), next(n * dn), log_w(n), w(n);
   for (std::uint64_t i = 0; i < n; ++i) {
-    rng::Stream s(seed, rng::Purpose::initialise, 0, i);
+    rng::ModelStream s(seed, rng::Purpose::initialise, 0, i);
     model.initial(StateView{&x[i * dn], 1}, s);
   }
   ScalarResult out;
@@ -44,7 +45,7 @@ ScalarResult scalar_filter(const Model& model, const Observations& data, int ste
   for (int t = 1; t <= steps; ++t) {
     const auto step = static_cast<std::uint32_t>(t);
     for (std::uint64_t i = 0; i < n; ++i) {
-      rng::Stream s(seed, rng::Purpose::propagate, step, i);
+      rng::ModelStream s(seed, rng::Purpose::propagate, step, i);
       model.transition(ConstStateView{&x[i * dn], 1}, StateView{&next[i * dn], 1}, t, s);
     }
     std::swap(x, next);

@@ -1,7 +1,8 @@
 // Poisson, gamma and negative binomial variates, for the count models (models/sir_epidemic.hpp);
 // their log-probabilities are framework/model/densities.hpp's poisson_log and negative_binomial_log. RSMC_HOST_DEVICE:
-// host, Kokkos kernels and raw CUDA kernels; no Kokkos, no MPI, no allocation. Draws come from an rsmc::rng::Stream, so
-// they are pure functions of the stream's (seed, purpose, step, id) and position.
+// host, Kokkos kernels and raw CUDA kernels; no Kokkos, no MPI, no allocation. Draws come from a model's
+// rng::ModelStream (any stream type works), so they are pure functions of the stream's (seed, purpose, step, id) and
+// position.
 //
 // poisson(s, lambda): Poisson(lambda); lambda <= 0 (or NaN) gives 0 without a draw.
 // - lambda < 10: Knuth's multiplication method (multiply uniforms until the product falls below
@@ -22,11 +23,11 @@
 
 #include "base/core/portability.hpp"
 #include "base/math/math.hpp"
-#include "base/rng/stream.hpp"
 
 namespace rsmc::models::counts {
 
-RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
+template <class Rng>
+RSMC_HOST_DEVICE double poisson(Rng& s, double lambda) {
   if (!(lambda > 0.0)) return 0.0;
   if (lambda < 10.0) {
     const double limit = math::exp(-lambda);
@@ -55,7 +56,8 @@ RSMC_HOST_DEVICE double poisson(rng::Stream& s, double lambda) {
   }
 }
 
-RSMC_HOST_DEVICE double standard_gamma(rng::Stream& s, double shape) {
+template <class Rng>
+RSMC_HOST_DEVICE double standard_gamma(Rng& s, double shape) {
   const bool boost = shape < 1.0;  // Gamma(shape) = Gamma(shape + 1) U^(1 / shape)
   const double d = (boost ? shape + 1.0 : shape) - 1.0 / 3.0;
   const double c = 1.0 / sqrt(9.0 * d);
@@ -75,7 +77,8 @@ RSMC_HOST_DEVICE double standard_gamma(rng::Stream& s, double shape) {
   return boost ? g * math::pow(s.uniform(), 1.0 / shape) : g;
 }
 
-RSMC_HOST_DEVICE double negative_binomial(rng::Stream& s, double mean, double size) {
+template <class Rng>
+RSMC_HOST_DEVICE double negative_binomial(Rng& s, double mean, double size) {
   if (!(mean > 0.0)) return 0.0;
   return poisson(s, standard_gamma(s, size) * (mean / size));
 }

@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "base/core/portability.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -120,12 +120,12 @@ class LinearGaussian {
   RSMC_HOST_DEVICE int obs_dim() const { return m_; }
 
   // x ~ N(m0, P0): x = m0 + chol(P0) z.
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const {
     affine_plus_noise(nullptr, d_, ConstStateView{nullptr, 0}, m0_, l0_, d_, x, rng);
   }
 
   // to ~ N(A from, Q): to = A from + chol(Q) z. `to` and `from` must not alias.
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::ModelStream& rng) const {
     affine_plus_noise(a_, d_, from, nullptr, lq_, d_, to, rng);
   }
 
@@ -146,7 +146,8 @@ class LinearGaussian {
   }
 
   // y ~ N(C x, R): y = C x + chol(R) z. `x` and `y` must not alias.
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     affine_plus_noise(c_, d_, x, nullptr, lr_, m_, y, rng);
   }
 
@@ -157,7 +158,7 @@ class LinearGaussian {
   // `out` is a state or an observation.
   template <class Out>
   RSMC_HOST_DEVICE static void affine_plus_noise(const double* b, int cols, ConstStateView src, const double* offset,
-                                                 const double* l, int rows, Out out, rng::Stream& rng) {
+                                                 const double* l, int rows, Out out, rng::ModelStream& rng) {
     for (int i = 0; i < rows; ++i) out[i] = rng.normal();
     for (int i = rows - 1; i >= 0; --i) {
       const double* lrow = l + i * rows;

@@ -42,7 +42,7 @@
 #include <string>
 
 #include "base/core/portability.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -93,7 +93,7 @@ class Lorenz96 {
   RSMC_HOST_DEVICE int state_dim() const { return p_.d; }
   RSMC_HOST_DEVICE int obs_dim() const { return m_; }
 
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const {
     for (int c = 0; c < p_.d; ++c) x[c] = p_.x0_mean + p_.x0_sd * rng.normal();
   }
 
@@ -127,7 +127,7 @@ class Lorenz96 {
     }
   }
 
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::ModelStream& rng) const {
     rk4(from, to);
     for (int c = 0; c < p_.d; ++c) to[c] += p_.process_sd * rng.normal();
   }
@@ -143,7 +143,8 @@ class Lorenz96 {
     return sum;
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     for (int j = 0; j < m_; ++j) y[j] = x[j * p_.obs_every] + p_.obs_sd * rng.normal();
   }
 

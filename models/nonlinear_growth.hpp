@@ -27,7 +27,7 @@
 
 #include "base/core/portability.hpp"
 #include "base/math/math.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -55,6 +55,7 @@ struct NonlinearGrowthParams : ParameterSet<NonlinearGrowthParams> {
 class NonlinearGrowth {
  public:
   static constexpr const char* name = NonlinearGrowthParams::model;
+  static constexpr int transition_normals = 1;  // transition() draws one normal (a speed hint)
 
   // Validates the parameters (throws rsmc::Error).
   explicit NonlinearGrowth(const NonlinearGrowthParams& params)
@@ -70,14 +71,14 @@ class NonlinearGrowth {
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
 
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const { x[0] = p_.m0 + sd0_ * rng.normal(); }
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const { x[0] = p_.m0 + sd0_ * rng.normal(); }
 
   // The deterministic part of the transition into step t.
   RSMC_HOST_DEVICE double drift(double x, int t) const {
     return p_.alpha * x + p_.beta * x / (1.0 + x * x) + p_.gamma * math::cos(p_.omega * static_cast<double>(t));
   }
 
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int step, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int step, rng::ModelStream& rng) const {
     to[0] = drift(from[0], step) + sdq_ * rng.normal();
   }
 
@@ -86,7 +87,8 @@ class NonlinearGrowth {
     return normal_log(y[0], p_.kappa * x[0] * x[0], p_.r, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     y[0] = p_.kappa * x[0] * x[0] + sdr_ * rng.normal();
   }
 

@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "base/core/portability.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -83,6 +83,7 @@ struct RegimeSwitchingParams : ParameterSet<RegimeSwitchingParams> {
 class RegimeSwitching {
  public:
   static constexpr const char* name = RegimeSwitchingParams::model;
+  static constexpr int transition_normals = 1;  // transition() draws one normal (a speed hint)
   enum Component : int { kX = 0, kRegime = 1 };
 
   // Validates the parameters, precomputes the prefix sums, copies the kernel data to the default
@@ -105,12 +106,12 @@ class RegimeSwitching {
     return k_ - 1;  // point < total = cum[K - 1] always (clamped)
   }
 
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const {
     x[kRegime] = static_cast<double>(draw(cum_pi0_, rng.uniform()));
     x[kX] = x0_mean_ + x0_sd_ * rng.normal();
   }
 
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::ModelStream& rng) const {
     const int prev = static_cast<int>(from[kRegime]);
     const int k = draw(cum_p_ + prev * k_, rng.uniform());
     to[kRegime] = static_cast<double>(k);
@@ -122,7 +123,8 @@ class RegimeSwitching {
     return normal_log_sd(y[0], x[kX], obs_sd_, log_norm_);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     y[0] = x[kX] + obs_sd_ * rng.normal();
   }
 

@@ -31,7 +31,7 @@
 #include "base/core/portability.hpp"
 #include "base/math/math.hpp"
 #include "base/rng/binomial.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -100,14 +100,14 @@ class SirEpidemic {
   RSMC_HOST_DEVICE int state_dim() const { return 4; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
 
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& /*rng*/) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& /*rng*/) const {
     x[kS] = static_cast<double>(p_.population - p_.initial_infected);
     x[kI] = static_cast<double>(p_.initial_infected);
     x[kR] = 0.0;
     x[kIncidence] = 0.0;
   }
 
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::ModelStream& rng) const {
     const double s = from[kS], i = from[kI];
     const double p_infect = -math::expm1(-infection_scale_ * i);  // 1 - exp(-beta I / N dt)
     const auto infected = static_cast<double>(rng::binomial(rng, static_cast<std::uint64_t>(s), p_infect));
@@ -124,7 +124,8 @@ class SirEpidemic {
                                                        : negative_binomial_log(y[0], mean, p_.k);
   }
 
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     const double mean = p_.rho * x[kIncidence];
     y[0] = p_.observation == CountObservation::poisson ? counts::poisson(rng, mean)
                                                        : counts::negative_binomial(rng, mean, p_.k);

@@ -15,7 +15,7 @@
 
 #include "base/core/portability.hpp"
 #include "base/math/math.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -37,6 +37,7 @@ struct StochasticVolatilityParams : ParameterSet<StochasticVolatilityParams> {
 class StochasticVolatility {
  public:
   static constexpr const char* name = StochasticVolatilityParams::model;
+  static constexpr int transition_normals = 1;  // transition() draws one normal (a speed hint)
 
   explicit StochasticVolatility(const StochasticVolatilityParams& params)
       : p_(validated(params)), stationary_sd_(p_.sigma / std::sqrt(1.0 - p_.phi * p_.phi)) {}
@@ -47,14 +48,17 @@ class StochasticVolatility {
 
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const { x[0] = p_.mu + stationary_sd_ * rng.normal(); }
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const {
+    x[0] = p_.mu + stationary_sd_ * rng.normal();
+  }
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int /*step*/, rng::ModelStream& rng) const {
     to[0] = p_.mu + p_.phi * (from[0] - p_.mu) + p_.sigma * rng.normal();
   }
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
     return normal_log_given_log_variance(y[0], x[0]);  // log N(y; 0, exp(x))
   }
-  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
+                                             rng::ModelStream& rng) const {
     y[0] = math::exp(0.5 * x[0]) * rng.normal();
   }
 

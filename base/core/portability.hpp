@@ -25,3 +25,14 @@
 #else
 #define RSMC_VECTOR_INLINE inline
 #endif
+
+// RSMC_FLATTEN marks the engine's batch functions that call a model in a loop over particles: every
+// call inside them is inlined (GCC/Clang `flatten`), recursively, so a model's functions, written with
+// plain RSMC_HOST_DEVICE, become part of the loop, and a model that draws and computes in
+// straight-line code is vectorised across particles. Without it GCC keeps SV's transition as a call
+// (its size heuristics), and the loop stays scalar.
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define RSMC_FLATTEN __attribute__((flatten))
+#else
+#define RSMC_FLATTEN
+#endif

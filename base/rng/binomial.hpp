@@ -1,4 +1,5 @@
-// Exact binomial variates and unbiased 128-bit bounded integers from an rsmc::rng::Stream.
+// Exact binomial variates and unbiased 128-bit bounded integers from an rsmc random stream (any type
+// with uniform(), next_u64() and integer(n): rng::Stream, or the models' rng::ModelStream).
 //
 // Why: multinomial resampling with the reproducibility contract (docs/reproducibility.md) generates the
 // sorted uniforms per value range by binomial splitting on a fixed, p-independent tree: the number of
@@ -108,7 +109,8 @@ RSMC_HOST_DEVICE double stirling_correction(std::uint64_t k) {
 }
 
 // Inversion for n p < 10, p <= 1/2 (see the header comment).
-RSMC_HOST_DEVICE std::uint64_t inversion(Stream& s, std::uint64_t n, double p) {
+template <class Rng>
+RSMC_HOST_DEVICE std::uint64_t inversion(Rng& s, std::uint64_t n, double p) {
   const double q = 1.0 - p;
   const double odds = p / q;
   const double f0 = math::exp(static_cast<double>(n) * math::log1p(-p));  // (1 - p)^n >= e^-14 here
@@ -191,7 +193,8 @@ RSMC_HOST_DEVICE double log_pmf_ratio(std::uint64_t n, double r, std::uint64_t m
 }
 
 // BTRD (Hoermann 1993) for n p >= 10, p <= 1/2. The step numbers follow the paper.
-RSMC_HOST_DEVICE std::uint64_t btrd(Stream& s, std::uint64_t n, double p) {
+template <class Rng>
+RSMC_HOST_DEVICE std::uint64_t btrd(Rng& s, std::uint64_t n, double p) {
   const double q = 1.0 - p;
   const double nd = static_cast<double>(n);
   const double r = p / q;
@@ -256,14 +259,16 @@ RSMC_HOST_DEVICE std::uint64_t btrd(Stream& s, std::uint64_t n, double p) {
 }
 
 // Binomial(n, p) for n >= 1 and 0 < p <= 1/2.
-RSMC_HOST_DEVICE std::uint64_t lower_half(Stream& s, std::uint64_t n, double p) {
+template <class Rng>
+RSMC_HOST_DEVICE std::uint64_t lower_half(Rng& s, std::uint64_t n, double p) {
   if (static_cast<double>(n) * p < 10.0) return inversion(s, n, p);
   return btrd(s, n, p);
 }
 
 }  // namespace binomial_detail
 
-RSMC_HOST_DEVICE std::uint64_t binomial(Stream& s, std::uint64_t n, double p) {
+template <class Rng>
+RSMC_HOST_DEVICE std::uint64_t binomial(Rng& s, std::uint64_t n, double p) {
   if (n == 0 || !(p > 0.0)) return 0;
   if (p >= 1.0) return n;
   if (p > 0.5) {
@@ -273,7 +278,8 @@ RSMC_HOST_DEVICE std::uint64_t binomial(Stream& s, std::uint64_t n, double p) {
   return binomial_detail::lower_half(s, n, p);
 }
 
-RSMC_HOST_DEVICE exact::u128 uniform_below(Stream& s, exact::u128 bound) {
+template <class Rng>
+RSMC_HOST_DEVICE exact::u128 uniform_below(Rng& s, exact::u128 bound) {
   if (bound == 0) return 0;
   if (exact::u128_detail::hi64(bound) == 0) return s.integer(exact::u128_detail::lo64(bound));
   const std::uint64_t top_hi = exact::u128_detail::hi64(bound - 1);

@@ -120,4 +120,8 @@ class CounterStream {
   Block uniform_cache_{{0, 0, 0, 0}}, word_cache_{{0, 0, 0, 0}};
 };
 
+// The stream every model function draws from (initial, transition, simulate_observation; docs/models.md):
+// stream layout 2, so that a model's straight-line draws vectorise across particles.
+using ModelStream = CounterStream;
+
 }  // namespace rsmc::rng

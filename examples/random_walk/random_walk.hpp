@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "base/core/portability.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
@@ -31,6 +31,7 @@ struct RandomWalkParams : rsmc::ParameterSet<RandomWalkParams> {
 class RandomWalk {
  public:
   static constexpr const char* name = RandomWalkParams::model;
+  static constexpr int transition_normals = 1;  // transition() draws one normal (a speed hint)
 
   explicit RandomWalk(const RandomWalkParams& params)
       : p_(rsmc::validated(params)),
@@ -43,18 +44,18 @@ class RandomWalk {
 
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(rsmc::StateView x, rsmc::rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(rsmc::StateView x, rsmc::rng::ModelStream& rng) const {
     x[0] = p_.m0 + sd_p0_ * rng.normal();
   }
   RSMC_HOST_DEVICE void transition(rsmc::ConstStateView from, rsmc::StateView to, int /*step*/,
-                                   rsmc::rng::Stream& rng) const {
+                                   rsmc::rng::ModelStream& rng) const {
     to[0] = from[0] + sd_q_ * rng.normal();
   }
   RSMC_HOST_DEVICE double log_likelihood(rsmc::ConstStateView x, rsmc::ObservationView y, int /*step*/) const {
     return rsmc::normal_log(y[0], x[0], p_.r, log_norm_);  // log N(y; x, r)
   }
   RSMC_HOST_DEVICE void simulate_observation(rsmc::ConstStateView x, rsmc::ObservationOut y, int /*step*/,
-                                             rsmc::rng::Stream& rng) const {
+                                             rsmc::rng::ModelStream& rng) const {
     y[0] = x[0] + sd_r_ * rng.normal();
   }
 

@@ -15,7 +15,7 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 
 namespace rsmc {
 
@@ -37,13 +37,13 @@ Simulation simulate(const Model& model, long long step_count, std::uint64_t seed
   Kokkos::View<double**, Kokkos::LayoutRight, Memory> y("rsmc::observations", steps, m);
   Kokkos::parallel_for(
       "rsmc::simulate", Kokkos::RangePolicy<ExecutionSpace>(0, 1), KOKKOS_LAMBDA(const int) {
-        rng::Stream init(seed, rng::Purpose::observe, 0, 0);
+        rng::ModelStream init(seed, rng::Purpose::observe, 0, 0);
         model.initial(StateView{&x(0, 0), 1}, init);
         for (int t = 1; t <= steps; ++t) {
           const auto step = static_cast<std::uint32_t>(t);
-          rng::Stream state_noise(seed, rng::Purpose::observe, step, 0);
+          rng::ModelStream state_noise(seed, rng::Purpose::observe, step, 0);
           model.transition(ConstStateView{&x(t - 1, 0), 1}, StateView{&x(t, 0), 1}, t, state_noise);
-          rng::Stream obs_noise(seed, rng::Purpose::observe, step, 1);
+          rng::ModelStream obs_noise(seed, rng::Purpose::observe, step, 1);
           model.simulate_observation(ConstStateView{&x(t, 0), 1}, ObservationOut{&y(t - 1, 0), 1}, t, obs_noise);
         }
       });

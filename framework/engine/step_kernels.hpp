@@ -18,7 +18,9 @@
 #include "base/core/portability.hpp"
 #include "base/exact/binned_reduce.hpp"
 #include "base/math/math.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/batch_draws.hpp"
+#include "base/rng/counter_stream.hpp"
+#include "framework/model/model_traits.hpp"
 #include "framework/model/state_view.hpp"
 #include "framework/particles/particle_store.hpp"
 
@@ -27,25 +29,83 @@ namespace rsmc::step_kernels {
 template <class ExecutionSpace>
 using Particles = Kokkos::RangePolicy<ExecutionSpace>;
 
+// Particles per thread of the per-particle kernels (propagate, weight): on a host backend a batch of
+// 256, whose intermediate values (2 KiB per double) stay in L1 between the loops over it and whose
+// straight-line model code the compiler vectorises; on a GPU one particle per thread.
+template <class ExecutionSpace>
+constexpr std::size_t particle_batch() {
+  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 256 : 1;
+}
+
+// The first and one-past-last particle of batch b of n.
+struct BatchRange {
+  std::size_t begin, end;
+};
+KOKKOS_INLINE_FUNCTION BatchRange batch_range(std::size_t b, std::size_t batch, std::size_t n) {
+  const std::size_t begin = b * batch;
+  return {begin, n - begin > batch ? begin + batch : n};
+}
+
+// Normal pairs computed ahead per particle of a propagate batch: the model's transition_normals hint
+// (model_traits.hpp) rounded up to pairs, at most kMaxPregeneratedPairs (the rest come from the
+// stream as it goes; 4 pairs x 256 particles = 16 KiB on the stack). None on a GPU: there a thread
+// computes its own particle's normals.
+constexpr int kMaxPregeneratedPairs = 4;
+template <class ExecutionSpace, class Model>
+constexpr std::uint32_t pregenerated_pairs() {
+  constexpr int pairs = (transition_normals_v<Model> + 1) / 2;
+  if (particle_batch<ExecutionSpace>() == 1 || pairs <= 0) return 0;
+  return static_cast<std::uint32_t>(pairs < kMaxPregeneratedPairs ? pairs : kMaxPregeneratedPairs);
+}
+
 // x_0 ~ model.initial for each particle, with the INITIALISE stream of (global id first + i).
 template <class ExecutionSpace, class Model, class StateView>
 void initialise_states(const Model& model, const StateView& state, std::uint64_t first, std::uint64_t seed) {
   Kokkos::parallel_for(
       "rsmc::initialise", Particles<ExecutionSpace>(0, state.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        rng::Stream stream(seed, rng::Purpose::initialise, 0, first + i);
+        rng::ModelStream stream(seed, rng::Purpose::initialise, 0, first + i);
         model.initial(particle_state(state, i), stream);
       });
 }
 
-// to_i ~ model.transition(from_i) at step t, with the PROPAGATE stream of (step t, global id first + i).
+// model.transition for the particles [range.begin, range.end), with their PROPAGATE streams; the
+// first 2 Pairs normals of every stream computed ahead for the whole batch by the SIMD Philox
+// (rng::generate_normals). The streams return those, so the bits do not depend on Pairs.
+template <std::uint32_t Pairs, std::size_t Batch, class Model, class StateView>
+RSMC_FLATTEN KOKKOS_INLINE_FUNCTION void propagate_batch(const Model& model, const StateView& from, const StateView& to,
+                                                         int t, std::uint64_t first, std::uint64_t seed,
+                                                         BatchRange range) {
+  const auto step = static_cast<std::uint32_t>(t);
+  if constexpr (Pairs > 0) {
+    alignas(64) double z[2 * Pairs * Batch];
+    const auto count = static_cast<std::uint32_t>(range.end - range.begin);
+    rng::generate_normals(rng::stream_key(seed, rng::Purpose::propagate), step, first + range.begin, count, Pairs,
+                          Batch, z);
+    const rng::PregeneratedNormals ahead{z, 2 * Pairs, Batch};
+    for (std::size_t i = range.begin; i < range.end; ++i) {
+      rng::ModelStream stream(seed, rng::Purpose::propagate, step, first + i, ahead,
+                              static_cast<std::uint32_t>(i - range.begin));
+      model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
+    }
+  } else {
+    for (std::size_t i = range.begin; i < range.end; ++i) {
+      rng::ModelStream stream(seed, rng::Purpose::propagate, step, first + i);
+      model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
+    }
+  }
+}
+
+// to_i ~ model.transition(from_i) at step t, with the PROPAGATE stream of (step t, global id first + i),
+// in batches of particle_batch().
 template <class ExecutionSpace, class Model, class StateView>
 void propagate_states(const Model& model, const StateView& from, const StateView& to, int t, std::uint64_t first,
                       std::uint64_t seed) {
-  const auto step = static_cast<std::uint32_t>(t);
+  constexpr std::size_t batch = particle_batch<ExecutionSpace>();
+  constexpr std::uint32_t pairs = pregenerated_pairs<ExecutionSpace, Model>();
+  const std::size_t n = from.extent(0);
   Kokkos::parallel_for(
-      "rsmc::propagate", Particles<ExecutionSpace>(0, from.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        rng::Stream stream(seed, rng::Purpose::propagate, step, first + i);
-        model.transition(particle_state_const(from, i), particle_state(to, i), t, stream);
+      "rsmc::propagate", Particles<ExecutionSpace>(0, (n + batch - 1) / batch), KOKKOS_LAMBDA(const std::size_t b) {
+        propagate_batch<pairs, batch>(model, from, to, t, first, seed, batch_range(b, batch, n));
       });
 }
 
@@ -56,13 +116,6 @@ struct WeightingOutcome {
   double local_max = -HUGE_VAL;
 };
 
-// Particles per thread of the weighting kernel: on a host backend a batch of 256 (its
-// log-likelihoods, 2 KiB, stay in L1 between the two loops below); on a GPU one particle per thread.
-template <class ExecutionSpace>
-constexpr std::size_t weight_batch() {
-  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 256 : 1;
-}
-
 // next_i = log_weight_i + log p(y_t | x_i); a NaN or +inf log-likelihood is counted, and gives
 // next_i = -inf when zero_weight (otherwise the caller fails the step). Per batch of particles, two
 // loops: the log-likelihoods alone into next (a loop of straight-line model code that the compiler
@@ -72,18 +125,16 @@ WeightingOutcome weight_particles(const Model& model, const StateView& state, co
                                   const WeightView& log_weight, const WeightView& next_log_weight, bool zero_weight,
                                   int t) {
   WeightingOutcome out;
-  const std::size_t batch = weight_batch<ExecutionSpace>();
+  constexpr std::size_t batch = particle_batch<ExecutionSpace>();
   const std::size_t n = state.extent(0);
-  const std::size_t batches = (n + batch - 1) / batch;
   Kokkos::parallel_reduce(
-      "rsmc::weight", Particles<ExecutionSpace>(0, batches),
+      "rsmc::weight", Particles<ExecutionSpace>(0, (n + batch - 1) / batch),
       KOKKOS_LAMBDA(const std::size_t b, std::uint64_t& count, double& m) {
-        const std::size_t begin = b * batch;
-        const std::size_t end = n - begin > batch ? begin + batch : n;
+        const BatchRange range = batch_range(b, batch, n);
         const ObservationView obs{y.data(), 1};
-        for (std::size_t i = begin; i < end; ++i)
+        for (std::size_t i = range.begin; i < range.end; ++i)
           next_log_weight(i) = model.log_likelihood(particle_state_const(state, i), obs, t);
-        for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t i = range.begin; i < range.end; ++i) {
           const double ll = next_log_weight(i);
           const bool bad = !(ll < HUGE_VAL);  // NaN or +inf
           if (bad) ++count;

@@ -5,25 +5,26 @@
 // return a type convertible to the one shown):
 //   static constexpr const char* name;
 //   int state_dim() const;   int obs_dim() const;
-//   void initial(StateView x, rng::Stream& rng) const;
-//   void transition(ConstStateView from, StateView to, int step, rng::Stream& rng) const;
+//   void initial(StateView x, rng::ModelStream& rng) const;
+//   void transition(ConstStateView from, StateView to, int step, rng::ModelStream& rng) const;
 //   double log_likelihood(ConstStateView x, ObservationView y, int step) const;
-//   void simulate_observation(ConstStateView x, ObservationOut y, int step, rng::Stream& rng) const;
+//   void simulate_observation(ConstStateView x, ObservationOut y, int step, rng::ModelStream& rng) const;
 // A model that is only filtered, never simulated, may leave out simulate_observation
 // (is_filter_model_v); is_model_v asks for all of them.
 //
 // check_filter_model<M>() and check_model<M>() fail to compile with one message per missing member,
 // naming it; the engine (BootstrapFilter) and the simulator (simulate) call them in a static_assert.
 //
-// Optional: params().describe() (the text identifying a run's parameters), state_name(c) and
-// observation_name(j) (component names for files and plots).
+// Optional: static constexpr int transition_normals (a speed hint, see transition_normals_v),
+// params().describe() (the text identifying a run's parameters), state_name(c) and observation_name(j)
+// (component names for files and plots).
 #pragma once
 
 #include <string>
 #include <type_traits>
 #include <utility>
 
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "framework/model/state_view.hpp"
 
 namespace rsmc {
@@ -52,16 +53,16 @@ struct HasObsDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().o
 template <class M, class = void>
 struct HasInitial : std::false_type {};
 template <class M>
-struct HasInitial<M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(), std::declval<rng::Stream&>()))>>
+struct HasInitial<
+    M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(), std::declval<rng::ModelStream&>()))>>
     : std::true_type {};
 
 template <class M, class = void>
 struct HasTransition : std::false_type {};
 template <class M>
-struct HasTransition<M,
-                     std::void_t<decltype(model<M>().transition(
-                         std::declval<ConstStateView>(), std::declval<StateView>(), 0, std::declval<rng::Stream&>()))>>
-    : std::true_type {};
+struct HasTransition<
+    M, std::void_t<decltype(model<M>().transition(std::declval<ConstStateView>(), std::declval<StateView>(), 0,
+                                                  std::declval<rng::ModelStream&>()))>> : std::true_type {};
 
 template <class M, class = void>
 struct HasLogLikelihood : std::false_type {};
@@ -76,8 +77,14 @@ struct HasSimulateObservation : std::false_type {};
 template <class M>
 struct HasSimulateObservation<
     M, std::void_t<decltype(model<M>().simulate_observation(
-           std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0, std::declval<rng::Stream&>()))>>
+           std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0, std::declval<rng::ModelStream&>()))>>
     : std::true_type {};
+
+template <class M, class = void>
+struct TransitionNormals : std::integral_constant<int, 0> {};
+template <class M>
+struct TransitionNormals<M, std::enable_if_t<std::is_convertible_v<decltype(M::transition_normals), int>>>
+    : std::integral_constant<int, M::transition_normals> {};
 
 template <class M, class = void>
 struct HasParameterDescription : std::false_type {};
@@ -107,6 +114,12 @@ template <class M>
 inline constexpr bool is_model_v = is_filter_model_v<M>&& model_traits_detail::HasSimulateObservation<M>::value;
 
 // The optional members.
+// transition_normals_v<M>: M::transition_normals (`static constexpr int`), the number of normals each
+// transition() draws, or 0 when M does not declare it. A hint for speed only: the engine then
+// computes that many normals per particle ahead, for a batch at once (step_kernels.hpp); the draws
+// have the same bits either way, also when the model draws more or fewer.
+template <class M>
+inline constexpr int transition_normals_v = model_traits_detail::TransitionNormals<M>::value;
 template <class M>
 inline constexpr bool has_parameter_description_v = model_traits_detail::HasParameterDescription<M>::value;
 template <class M>
@@ -121,9 +134,9 @@ constexpr bool check_filter_model() {
   static_assert(HasName<M>::value, "rsmc model: missing `static constexpr const char* name`");
   static_assert(HasStateDim<M>::value, "rsmc model: missing `int state_dim() const`");
   static_assert(HasObsDim<M>::value, "rsmc model: missing `int obs_dim() const`");
-  static_assert(HasInitial<M>::value, "rsmc model: missing `void initial(StateView x, rng::Stream& rng) const`");
+  static_assert(HasInitial<M>::value, "rsmc model: missing `void initial(StateView x, rng::ModelStream& rng) const`");
   static_assert(HasTransition<M>::value,
-                "rsmc model: missing `void transition(ConstStateView from, StateView to, int step, rng::Stream& "
+                "rsmc model: missing `void transition(ConstStateView from, StateView to, int step, rng::ModelStream& "
                 "rng) const`");
   static_assert(HasLogLikelihood<M>::value,
                 "rsmc model: missing `double log_likelihood(ConstStateView x, ObservationView y, int step) const`");
@@ -134,7 +147,7 @@ template <class M>
 constexpr bool check_model() {
   static_assert(model_traits_detail::HasSimulateObservation<M>::value,
                 "rsmc model: missing `void simulate_observation(ConstStateView x, ObservationOut y, int step, "
-                "rng::Stream& rng) const`");
+                "rng::ModelStream& rng) const`");
   return check_filter_model<M>() && is_model_v<M>;
 }
 

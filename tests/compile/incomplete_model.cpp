@@ -14,16 +14,18 @@ struct Model {
   int obs_dim() const { return 1; }
 #endif
 #ifndef WITHOUT_INITIAL
-  void initial(rsmc::StateView x, rsmc::rng::Stream&) const { x[0] = 0.0; }
+  void initial(rsmc::StateView x, rsmc::rng::ModelStream&) const { x[0] = 0.0; }
 #endif
 #ifndef WITHOUT_TRANSITION
-  void transition(rsmc::ConstStateView from, rsmc::StateView to, int, rsmc::rng::Stream&) const { to[0] = from[0]; }
+  void transition(rsmc::ConstStateView from, rsmc::StateView to, int, rsmc::rng::ModelStream&) const {
+    to[0] = from[0];
+  }
 #endif
 #ifndef WITHOUT_LOG_LIKELIHOOD
   double log_likelihood(rsmc::ConstStateView, rsmc::ObservationView, int) const { return 0.0; }
 #endif
 #ifndef WITHOUT_SIMULATE_OBSERVATION
-  void simulate_observation(rsmc::ConstStateView x, rsmc::ObservationOut y, int, rsmc::rng::Stream&) const {
+  void simulate_observation(rsmc::ConstStateView x, rsmc::ObservationOut y, int, rsmc::rng::ModelStream&) const {
     y[0] = x[0];
   }
 #endif

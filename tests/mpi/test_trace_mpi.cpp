@@ -109,7 +109,8 @@ TEST_CASE("trace genealogy reproduces every propagation", "[trace][mpi]") {
           const std::uint64_t a = resampled_here ? ancestor[j] : j;
           moved += a != j ? 1 : 0;
           double next = 0.0;
-          rsmc::rng::Stream stream(options.seed, rsmc::rng::Purpose::propagate, static_cast<std::uint32_t>(t + 1), j);
+          rsmc::rng::ModelStream stream(options.seed, rsmc::rng::Purpose::propagate, static_cast<std::uint32_t>(t + 1),
+                                        j);
           model.transition(rsmc::ConstStateView{&from[a], 1}, rsmc::StateView{&next, 1}, t + 1, stream);
           mismatches += std::memcmp(&next, &to[j], sizeof next) != 0 ? 1 : 0;
         }

@@ -23,7 +23,7 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 
 namespace rsmc::test {
 
@@ -42,8 +42,8 @@ struct InvalidAtIds {
 
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream&) const { x[0] = 0.0; }
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int step, rng::Stream&) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream&) const { x[0] = 0.0; }
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int step, rng::ModelStream&) const {
     to[0] = step == bad_step && from[0] == inf_state_id ? HUGE_VAL : from[0];
   }
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView, int step) const {
@@ -63,8 +63,8 @@ struct Spread {
 
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const { x[0] = rng.uniform(); }
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int, rng::Stream&) const { to[0] = from[0]; }
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const { x[0] = rng.uniform(); }
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int, rng::ModelStream&) const { to[0] = from[0]; }
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView, int) const { return -scale * x[0]; }
 };
 
@@ -73,8 +73,8 @@ struct Ar1 {
   static constexpr const char* name = "test_ar1";
   RSMC_HOST_DEVICE int state_dim() const { return 1; }
   RSMC_HOST_DEVICE int obs_dim() const { return 1; }
-  RSMC_HOST_DEVICE void initial(StateView x, rng::Stream& rng) const { x[0] = rng.normal(); }
-  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int, rng::Stream& rng) const {
+  RSMC_HOST_DEVICE void initial(StateView x, rng::ModelStream& rng) const { x[0] = rng.normal(); }
+  RSMC_HOST_DEVICE void transition(ConstStateView from, StateView to, int, rng::ModelStream& rng) const {
     to[0] = 0.9 * from[0] + 0.5 * rng.normal();
   }
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int) const {

@@ -32,7 +32,7 @@
 #include "base/core/error.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/state_view.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "models/kalman_filter.hpp"
 #include "models/linear_gaussian.hpp"
 #include "tests/support/bits.hpp"
@@ -50,8 +50,8 @@ using rsmc::models::kalman_filter;
 using rsmc::models::KalmanResult;
 using rsmc::models::LinearGaussian;
 using rsmc::models::LinearGaussianParams;
+using rsmc::rng::ModelStream;
 using rsmc::rng::Purpose;
-using rsmc::rng::Stream;
 
 constexpr double kPiLinearGaussian = 3.14159265358979323846;
 
@@ -336,7 +336,7 @@ struct InitialDraws {
   int n;
   std::uint64_t seed;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
-    Stream rng(seed, Purpose::initialise, 0, static_cast<std::uint64_t>(i));
+    ModelStream rng(seed, Purpose::initialise, 0, static_cast<std::uint64_t>(i));
     model.initial(StateView{out.data() + i, n}, rng);
   }
 };
@@ -348,7 +348,7 @@ struct TransitionDraws {
   int n;
   std::uint64_t seed;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
-    Stream rng(seed, Purpose::propagate, 3, static_cast<std::uint64_t>(i));
+    ModelStream rng(seed, Purpose::propagate, 3, static_cast<std::uint64_t>(i));
     model.transition(ConstStateView{from.data(), 1}, StateView{out.data() + i, n}, 3, rng);
   }
 };
@@ -360,7 +360,7 @@ struct ObservationDraws {
   int n;
   std::uint64_t seed;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
-    Stream rng(seed, Purpose::observe, 2, static_cast<std::uint64_t>(i));
+    ModelStream rng(seed, Purpose::observe, 2, static_cast<std::uint64_t>(i));
     model.simulate_observation(ConstStateView{x.data(), 1}, rsmc::ObservationOut{out.data() + i, n}, 2, rng);
   }
 };
@@ -380,8 +380,8 @@ struct TransitionReplay {
   LinearGaussian model;
   Kokkos::View<double*> from, z, out;
   KOKKOS_INLINE_FUNCTION void operator()(int) const {
-    Stream a(99, Purpose::propagate, 7, 12345);
-    Stream b = a;
+    ModelStream a(99, Purpose::propagate, 7, 12345);
+    ModelStream b = a;
     for (int c = 0; c < model.state_dim(); ++c) z(c) = b.normal();
     model.transition(ConstStateView{from.data(), 1}, StateView{out.data(), 1}, 7, a);
   }

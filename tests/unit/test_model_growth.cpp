@@ -21,7 +21,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "models/nonlinear_growth.hpp"
 #include "tests/support/model_testing.hpp"
 
@@ -31,8 +31,8 @@ using rsmc::ConstStateView;
 using rsmc::StateView;
 using rsmc::models::NonlinearGrowth;
 using rsmc::models::NonlinearGrowthParams;
+using rsmc::rng::ModelStream;
 using rsmc::rng::Purpose;
-using rsmc::rng::Stream;
 using rsmc::test::mean_of;
 using rsmc::test::validation_message;
 using rsmc::test::var_of;
@@ -72,7 +72,7 @@ TEST_CASE("NonlinearGrowth: drift, density and draws", "[models][growth]") {
   const int t = 5;
   std::vector<double> next(n);
   for (int i = 0; i < n; ++i) {
-    Stream s(9, Purpose::propagate, t, static_cast<std::uint64_t>(i));
+    ModelStream s(9, Purpose::propagate, t, static_cast<std::uint64_t>(i));
     model.transition(ConstStateView{&from, 1}, StateView{&next[i], 1}, t, s);
   }
   const double m = 1.5 + 75.0 / 10.0 + 8.0 * std::cos(6.0);

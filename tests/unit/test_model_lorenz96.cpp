@@ -30,7 +30,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "models/lorenz96.hpp"
 #include "tests/support/model_testing.hpp"
 
@@ -40,8 +40,8 @@ using rsmc::ConstStateView;
 using rsmc::StateView;
 using rsmc::models::Lorenz96;
 using rsmc::models::Lorenz96Params;
+using rsmc::rng::ModelStream;
 using rsmc::rng::Purpose;
-using rsmc::rng::Stream;
 using rsmc::test::validation_message;
 
 // The textbook RK4 step with full stage arrays, the same expression per component as the model.
@@ -63,7 +63,7 @@ std::vector<double> reference_rk4(const std::vector<double>& x, double F, double
 }
 
 std::vector<double> random_state(int d, std::uint64_t seed) {
-  Stream s(seed, Purpose::model, 0, 0);
+  ModelStream s(seed, Purpose::model, 0, 0);
   std::vector<double> x(d);
   for (double& v : x) v = 2.3 + 3.6 * s.normal();
   return x;
@@ -153,10 +153,10 @@ TEST_CASE("Lorenz96: transition, observation and density", "[models][lorenz96]")
   REQUIRE(model.obs_dim() == 4);
   const auto x = random_state(10, 5);
   std::vector<double> to(10);
-  Stream s(1, Purpose::propagate, 4, 77);
+  ModelStream s(1, Purpose::propagate, 4, 77);
   model.transition(ConstStateView{x.data(), 1}, StateView{to.data(), 1}, 4, s);
   const auto det = model_rk4(model, x);
-  Stream replay(1, Purpose::propagate, 4, 77);
+  ModelStream replay(1, Purpose::propagate, 4, 77);
   for (int j = 0; j < 10; ++j) CHECK(to[j] == det[j] + 0.1 * replay.normal());
 
   std::vector<double> y = {1.0, NAN, -2.0, 4.0};
@@ -168,9 +168,9 @@ TEST_CASE("Lorenz96: transition, observation and density", "[models][lorenz96]")
   }
   CHECK(model.log_likelihood(ConstStateView{x.data(), 1}, ConstStateView{y.data(), 1}, 1) ==
         Approx(expected).epsilon(1e-13));
-  Stream o(1, Purpose::observe, 4, 1);
+  ModelStream o(1, Purpose::observe, 4, 1);
   model.simulate_observation(ConstStateView{x.data(), 1}, rsmc::ObservationOut{y.data(), 1}, 4, o);
-  Stream o2(1, Purpose::observe, 4, 1);
+  ModelStream o2(1, Purpose::observe, 4, 1);
   for (int j = 0; j < 4; ++j) CHECK(y[j] == x[3 * j] + 0.5 * o2.normal());
 }
 

@@ -26,7 +26,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "kernels/butterfly/batched_categorical.hpp"
 #include "models/regime_switching.hpp"
 #include "tests/support/model_testing.hpp"
@@ -38,13 +38,13 @@ using rsmc::ConstStateView;
 using rsmc::StateView;
 using rsmc::models::RegimeSwitching;
 using rsmc::models::RegimeSwitchingParams;
+using rsmc::rng::ModelStream;
 using rsmc::rng::Purpose;
-using rsmc::rng::Stream;
 using rsmc::test::validation_message;
 
 // K regimes with random rows (about a fifth of the entries zero), random coefficients.
 RegimeSwitchingParams random_params(int k, std::uint64_t seed) {
-  Stream s(seed, Purpose::model, 0, 0);
+  ModelStream s(seed, Purpose::model, 0, 0);
   RegimeSwitchingParams p;
   p.K = k;
   p.P.assign(static_cast<std::size_t>(k) * k, 0.0);
@@ -109,12 +109,12 @@ TEST_CASE("RegimeSwitching: regime draws equal the butterfly batched_categorical
     std::vector<int> model_draw(n);
     int zero_drawn = 0;
     for (int i = 0; i < n; ++i) {
-      const int prev = static_cast<int>(Stream(5, Purpose::model, 1, static_cast<std::uint64_t>(i)).integer(k));
+      const int prev = static_cast<int>(ModelStream(5, Purpose::model, 1, static_cast<std::uint64_t>(i)).integer(k));
       for (int j = 0; j < k; ++j) rows(i, j) = params.P[prev * k + j];
-      u(i) = Stream(5, Purpose::propagate, 3, static_cast<std::uint64_t>(i)).uniform();
+      u(i) = ModelStream(5, Purpose::propagate, 3, static_cast<std::uint64_t>(i)).uniform();
       const double from[2] = {0.0, static_cast<double>(prev)};
       double to[2];
-      Stream s(5, Purpose::propagate, 3, static_cast<std::uint64_t>(i));
+      ModelStream s(5, Purpose::propagate, 3, static_cast<std::uint64_t>(i));
       model.transition(ConstStateView{from, 1}, StateView{to, 1}, 3, s);
       model_draw[i] = static_cast<int>(to[1]);
       zero_drawn += params.P[prev * k + model_draw[i]] == 0.0 ? 1 : 0;
@@ -136,12 +136,12 @@ TEST_CASE("RegimeSwitching: regime frequencies and the x update", "[models][regi
   for (int i = 0; i < n; ++i) {
     const double from[2] = {1.5, static_cast<double>(prev)};
     double to[2];
-    Stream s(6, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
+    ModelStream s(6, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
     model.transition(ConstStateView{from, 1}, StateView{to, 1}, 1, s);
     const int k = static_cast<int>(to[1]);
     observed[k] += 1.0;
     if (i < 100) {
-      Stream replay(6, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
+      ModelStream replay(6, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
       replay.uniform();
       CHECK(to[0] == params.a[k] * 1.5 + params.b[k] + params.s[k] * replay.normal());
     }

@@ -23,7 +23,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/engine/simulate.hpp"
-#include "base/rng/stream.hpp"
+#include "base/rng/counter_stream.hpp"
 #include "models/stochastic_volatility.hpp"
 #include "tests/support/model_testing.hpp"
 
@@ -33,8 +33,8 @@ using rsmc::ConstStateView;
 using rsmc::StateView;
 using rsmc::models::StochasticVolatility;
 using rsmc::models::StochasticVolatilityParams;
+using rsmc::rng::ModelStream;
 using rsmc::rng::Purpose;
-using rsmc::rng::Stream;
 using rsmc::test::mean_of;
 using rsmc::test::validation_message;
 using rsmc::test::var_of;
@@ -74,9 +74,9 @@ TEST_CASE("StochasticVolatility: density and draws", "[models][sv]") {
   const double from = 1.0;
   std::vector<double> next(n), init(n);
   for (int i = 0; i < n; ++i) {
-    Stream s(7, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
+    ModelStream s(7, Purpose::propagate, 1, static_cast<std::uint64_t>(i));
     model.transition(ConstStateView{&from, 1}, StateView{&next[i], 1}, 1, s);
-    Stream s0(7, Purpose::initialise, 0, static_cast<std::uint64_t>(i));
+    ModelStream s0(7, Purpose::initialise, 0, static_cast<std::uint64_t>(i));
     model.initial(StateView{&init[i], 1}, s0);
   }
   const double m1 = p.mu + p.phi * (from - p.mu), v1 = p.sigma * p.sigma;

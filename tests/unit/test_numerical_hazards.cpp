@@ -190,14 +190,14 @@ TEST_CASE("N = 1: the filter equals its own computation by hand", "[engine][haza
 
   double x = 0.0, lw = 0.0, log_total = 0.0;  // log_total: log of the sum of weights (N = 1: the weight)
   rsmc::StateView xv{&x, 1};
-  rsmc::rng::Stream init(o.seed, rsmc::rng::Purpose::initialise, 0, 0);
+  rsmc::rng::ModelStream init(o.seed, rsmc::rng::Purpose::initialise, 0, 0);
   model.initial(xv, init);
   rsmc::exact::ExactSum ll{};
   ll.clear();
   double reference = 0.0;  // the one-pass moments' reference point: the previous step's mean (0 at step 1)
   for (int t = 1; t <= y.steps; ++t) {
     double next = 0.0;
-    rsmc::rng::Stream s(o.seed, rsmc::rng::Purpose::propagate, static_cast<std::uint32_t>(t), 0);
+    rsmc::rng::ModelStream s(o.seed, rsmc::rng::Purpose::propagate, static_cast<std::uint32_t>(t), 0);
     model.transition(rsmc::ConstStateView{&x, 1}, rsmc::StateView{&next, 1}, t, s);
     x = next;
     if (!y.missing(t)) lw += model.log_likelihood(rsmc::ConstStateView{&x, 1}, rsmc::ObservationView{y.row(t), 1}, t);
