@@ -548,8 +548,9 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
 // their chunk totals and exclusive scan into the workspace, in one pass over the log-weights; returns
 // the rank's exact total (its wheel share's `local`, for the scans over the ranks). A following
 // select_offspring_parallel on `fixed` with the same options and options.wheel_scanned = true skips
-// its own pass over the weights. exp_weight: exp(log_weight - max_log_weight) per particle where the
-// caller has it (same bits, one exp less: exact::fixed_weight_given_exp), or an empty View.
+// its own pass over the weights. exp_weight: exp(log_weight - max_log_weight) for every particle with
+// a finite log-weight, when the caller has them (same bits, one exp less, a vectorised loop:
+// selection_kernels::fixed_weights_from_exps), or an empty View.
 template <class ExecutionSpace>
 exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
                                     Kokkos::View<const double*, typename ExecutionSpace::memory_space> log_weight,

@@ -3,9 +3,10 @@
 // allocations cost about a quarter of a resampling. Every buffer only grows (capacity is kept).
 //
 // exp_weight is an input, not a buffer: the caller may set it to exp(log_weight - max_log_weight)
-// per local particle when it has computed those already (the filter's weight-sum pass does); the
-// fixed-point weights are then computed without a second exp, with the same bits
-// (exact::fixed_weight_given_exp). Empty: the resampler computes the exps itself.
+// (rsmc::math::exp) for every local particle with a finite log-weight, when it has computed those
+// already (the filter's weight-sum pass does); the fixed-point weights are then computed without a
+// second exp, in a vectorised loop, with the same bits (selection_kernels::fixed_weights_from_exps).
+// Empty: the resampler computes the exps itself.
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <cstdint>
 
 #include "base/exact/fixed_weight.hpp"
@@ -52,8 +53,27 @@ struct ChunkTotals {
   }
 };
 
+// fixed[j] = the fixed-point weight of log_weight[j] given e[j] = exp(log_weight[j] - max), for
+// j < n, and their exact total. exact::fixed_weight_of gives fixed_weight_given_exp's bits wherever
+// e is that exp (a -inf or NaN log-weight is sent to 0 by a select); the total is two 64-bit sums of
+// the weights' 32-bit halves (exact for n < 2^32). No branch, no 128-bit add, no conversion
+// instruction: the loop vectorises.
+RSMC_VECTOR_INLINE u128 fixed_weights_from_exps(const double* __restrict log_weight, const double* __restrict e,
+                                                std::uint64_t* __restrict fixed, std::uint64_t n) {
+  std::uint64_t low_halves = 0, high_halves = 0;
+  for (std::uint64_t j = 0; j < n; ++j) {
+    const std::uint64_t f = exact::fixed_weight_of(log_weight[j] > -HUGE_VAL ? e[j] : 0.0);
+    fixed[j] = f;
+    low_halves += f & 0xffffffffu;
+    high_halves += f >> 32;
+  }
+  return (static_cast<u128>(high_halves) << 32) + low_halves;
+}
+
 // The fixed-point weights of the log-weights (base/exact/fixed_weight.hpp) and their chunk totals,
-// in one pass; exp_weight (optional, else null) holds exp(log_weight - max) where known.
+// in one pass. exp_weight (optional, else null) holds exp(log_weight - max) for every particle whose
+// log-weight is finite (the filter's moment_sums computes it so): then the vectorised
+// fixed_weights_from_exps, with the same bits.
 struct FixedWeightChunks {
   const double* log_weight;
   const double* exp_weight;
@@ -62,11 +82,14 @@ struct FixedWeightChunks {
   u128* total;
   Chunks chunks;
   KOKKOS_INLINE_FUNCTION void operator()(const std::uint64_t c) const {
+    const std::uint64_t begin = chunks.begin(c), end = chunks.end(c);
+    if (exp_weight != nullptr && end - begin < (std::uint64_t{1} << 32)) {  // (a chunk is 4,096 by default)
+      total[c] = fixed_weights_from_exps(log_weight + begin, exp_weight + begin, fixed + begin, end - begin);
+      return;
+    }
     u128 sum = 0;
-    for (std::uint64_t i = chunks.begin(c); i < chunks.end(c); ++i) {
-      const std::uint64_t f = exp_weight != nullptr
-                                  ? exact::fixed_weight_given_exp(log_weight[i], max_log_weight, exp_weight[i])
-                                  : exact::fixed_weight(log_weight[i], max_log_weight);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint64_t f = exact::fixed_weight(log_weight[i], max_log_weight);
       fixed[i] = f;
       sum += f;
     }

@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "framework/resample/multinomial_cursor.hpp"
 #include "framework/resample/parallel_selection.hpp"
 #include "framework/resample/selection.hpp"
+#include "framework/resample/selection_kernels.hpp"
 #include "framework/resample/sorted_multinomial.hpp"
 
 namespace {
@@ -436,4 +438,55 @@ TEST_CASE("evenly spaced points: search from any guess, cursor equals the closed
     for (std::uint64_t j = from; j < samples && j < from + 50; ++j)
       CHECK((stratified ? stratified_cursor.next() : systematic.next()) == points.floor_point(j));
   }
+}
+
+TEST_CASE("the fixed weights from the filter's exps have the bits and totals of fixed_weight", "[parallel_selection]") {
+  // FixedWeightChunks with exp_weight (the vectorised fixed_weights_from_exps) against it without
+  // (exact::fixed_weight, an exp per particle): log-weights with the maximum (twice), -inf, NaN,
+  // weights near 1 and near the 2^-64 underflow, and beyond it; chunks of several sizes, the last
+  // one short.
+  std::mt19937_64 g(21);
+  const std::uint64_t n = 10007;
+  const double max_lw = 3.25;
+  std::vector<double> lw(n), e(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(g() >> 11) * 0x1p-53;
+    switch (i % 7) {
+      case 0:
+        lw[i] = max_lw - 50.0 * u;
+        break;  // down to below the underflow (-45.5)
+      case 1:
+        lw[i] = max_lw - 44.0 - 1.0 * u;
+        break;  // around 2^-64 of the maximum
+      case 2:
+        lw[i] = max_lw - 1e-12 * u;
+        break;  // exps that round to 1
+      case 3:
+        lw[i] = i % 2 == 0 ? -HUGE_VAL : max_lw;
+        break;  // -inf, the maximum
+      case 4:
+        lw[i] = i % 3 == 0 ? std::nan("") : max_lw - u;
+        break;
+      default:
+        lw[i] = max_lw - 5.0 * u;
+    }
+    e[i] = rsmc::math::exp(lw[i] - max_lw);  // as the filter's moment_sums
+  }
+  std::vector<std::uint64_t> fixed_fast(n), fixed_exact(n);
+  for (const std::uint64_t chunk : {std::uint64_t{1}, std::uint64_t{255}, std::uint64_t{4096}}) {
+    const rsmc::selection_kernels::Chunks chunks{chunk, n};
+    const std::uint64_t count = (n + chunk - 1) / chunk;
+    std::vector<u128> total_fast(count), total_exact(count);
+    for (std::uint64_t c = 0; c < count; ++c) {
+      rsmc::selection_kernels::FixedWeightChunks{lw.data(),         e.data(),          max_lw,
+                                                 fixed_fast.data(), total_fast.data(), chunks}(c);
+      rsmc::selection_kernels::FixedWeightChunks{lw.data(),          nullptr, max_lw, fixed_exact.data(),
+                                                 total_exact.data(), chunks}(c);
+    }
+    INFO("chunk " << chunk);
+    CHECK(fixed_fast == fixed_exact);
+    CHECK(total_fast == total_exact);
+  }
+  CHECK(fixed_exact[3] == ~std::uint64_t{0});  // i = 3: the maximum (i % 7 == 3, odd)
+  CHECK(fixed_exact[10] == 0);                 // i = 10: -inf
 }
