@@ -28,7 +28,9 @@
 // standard normals from the given stream, component 0 first (initial and transition: d; simulate:
 // m). They write the normals into the output first and then overwrite the components from the last
 // to the first: component i of L z (L lower triangular) reads only z_0..z_i, which are still intact.
-// So no scratch arrays are needed and the functions allocate nothing.
+// So no scratch arrays are needed and the functions allocate nothing. For d (and m) of 1 and 2 the
+// same arithmetic runs as straight-line code with the normals in a local array
+// (affine_plus_noise_sized), which the engine vectorises across particles.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -108,6 +110,8 @@ struct LocalLevelParams : ParameterSet<LocalLevelParams> {
 class LinearGaussian {
  public:
   static constexpr const char* name = LinearGaussianParams::model;
+  // transition() draws d normals; 2 is the default d (a speed hint only: docs/models.md).
+  static constexpr int transition_normals = 2;
 
   // Validates the parameters, computes the Cholesky factors and constants, and copies them to the
   // default memory space. Throws rsmc::Error on invalid parameters or if Kokkos is not initialised.
@@ -154,16 +158,42 @@ class LinearGaussian {
  private:
   // out = B src + offset + L z for an `rows` x `cols` matrix B (skipped if null), an offset vector
   // (skipped if null), a lower triangular rows x rows L (row-major, full storage) and rows fresh
-  // standard normals z drawn in order. z is kept in `out` until consumed (see the header comment).
-  // `out` is a state or an observation.
+  // standard normals z drawn in order. `out` is a state or an observation. The common small sizes
+  // (d = 1 and the default d = 2) run with the sizes known at compile time.
   template <class Out>
   RSMC_HOST_DEVICE static void affine_plus_noise(const double* b, int cols, ConstStateView src, const double* offset,
                                                  const double* l, int rows, Out out, rng::ModelStream& rng) {
-    for (int i = 0; i < rows; ++i) out[i] = rng.normal();
+    if (rows == 1 && cols == 1) return affine_plus_noise_sized<1, 1>(b, cols, src, offset, l, rows, out, rng);
+    if (rows == 2 && cols == 2) return affine_plus_noise_sized<2, 2>(b, cols, src, offset, l, rows, out, rng);
+    affine_plus_noise_sized<0, 0>(b, cols, src, offset, l, rows, out, rng);
+  }
+
+  // affine_plus_noise with Rows x Cols fixed at compile time (0: the run-time rows and cols). Sizes
+  // fixed: z in a local array, the loops unrolled into straight-line code that the engine's batch
+  // loop vectorises across particles (the size test above is the same for every particle, and the
+  // compiler hoists it out of that loop). Run-time sizes: z is kept in `out` until consumed (see the
+  // header comment). The same operations in the same order either way: the same bits.
+  template <int Rows, int Cols, class Out>
+  RSMC_HOST_DEVICE static void affine_plus_noise_sized(const double* b, int cols, ConstStateView src,
+                                                       const double* offset, const double* l, int rows, Out out,
+                                                       rng::ModelStream& rng) {
+    if constexpr (Rows > 0) {
+      rows = Rows;
+      cols = Cols;
+    }
+    [[maybe_unused]] double local[Rows > 0 ? Rows : 1];
+    const auto z = [&](int k) -> double& {
+      if constexpr (Rows > 0) {
+        return local[k];
+      } else {
+        return out[k];
+      }
+    };
+    for (int i = 0; i < rows; ++i) z(i) = rng.normal();
     for (int i = rows - 1; i >= 0; --i) {
       const double* lrow = l + i * rows;
       double noise = 0.0;
-      for (int k = 0; k <= i; ++k) noise += lrow[k] * out[k];
+      for (int k = 0; k <= i; ++k) noise += lrow[k] * z(k);
       double mean = offset ? offset[i] : 0.0;
       if (b) {
         const double* brow = b + i * cols;
