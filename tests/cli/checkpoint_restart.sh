@@ -49,7 +49,10 @@ same "restart of a moved layout" full.h5 cont_moved.h5
   fail "final particles differ after a restart of a moved layout"
 
 # ---- 2. signals
-long="--particles 20000 --steps 2000 --seed 9"
+# Long enough that the signals below (after 1 s on 1 rank, 2 s on 2 ranks) arrive mid-run with a
+# margin: about 9 s on one core of the 2026-11-26 AVX-512 machine (2,000 steps stopped being enough
+# there once the linear Gaussian's propagate vectorised).
+long="--particles 20000 --steps 10000 --seed 9"
 rsmc_np 1 filter $long --quiet -o long_full.h5 || fail "uninterrupted long run"
 signal_after TERM 1 "$RSMC" filter $long --quiet -o sig.h5 --checkpoint-dir sig_ck
 rc=$SIGNAL_RC
