@@ -136,18 +136,16 @@ class LinearGaussian {
   // log N(y; C x, R). y must have no missing (NaN) components: the engine skips missing rows.
   // With R = L L' and M = L^{-1}: the quadratic form is |M y - (M C) x|^2, component i of which
   // needs only row i of M and of M C, so nothing is stored.
+  // The common small sizes (m = d = 1 and the default m = d = 2) run with the sizes known at compile
+  // time, as in affine_plus_noise.
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
-    double quad = 0.0;
-    for (int i = 0; i < m_; ++i) {
-      const double* mrow = minv_ + i * m_;
-      const double* krow = mc_ + i * d_;
-      double u = 0.0;
-      for (int j = 0; j <= i; ++j) u += mrow[j] * y[j];
-      for (int k = 0; k < d_; ++k) u -= krow[k] * x[k];
-      quad += u * u;
-    }
-    return mvnormal_log(quad, log_norm_);
+    if (m_ == 1 && d_ == 1) return log_likelihood_sized<1, 1>(x, y);
+    if (m_ == 2 && d_ == 2) return log_likelihood_sized<2, 2>(x, y);
+    return log_likelihood_sized<0, 0>(x, y);
   }
+
+  // The largest log_likelihood over all x, log N(0; 0, R) (host only): lets the engine fuse its passes.
+  double log_likelihood_bound(ObservationView /*y*/, int /*step*/) const { return mvnormal_log_bound(log_norm_); }
 
   // y ~ N(C x, R): y = C x + chol(R) z. `x` and `y` must not alias.
   RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
@@ -156,6 +154,24 @@ class LinearGaussian {
   }
 
  private:
+  // log_likelihood with m = Rows and d = Cols fixed at compile time (0: the run-time m and d): the
+  // same operations in the same order either way, so the same bits; sizes fixed, the loops unroll
+  // into straight-line code that the engine's batch loop vectorises across particles.
+  template <int Rows, int Cols>
+  RSMC_HOST_DEVICE double log_likelihood_sized(ConstStateView x, ObservationView y) const {
+    const int m = Rows > 0 ? Rows : m_, d = Cols > 0 ? Cols : d_;
+    double quad = 0.0;
+    for (int i = 0; i < m; ++i) {
+      const double* mrow = minv_ + i * m;
+      const double* krow = mc_ + i * d;
+      double u = 0.0;
+      for (int j = 0; j <= i; ++j) u += mrow[j] * y[j];
+      for (int k = 0; k < d; ++k) u -= krow[k] * x[k];
+      quad += u * u;
+    }
+    return mvnormal_log(quad, log_norm_);
+  }
+
   // out = B src + offset + L z for an `rows` x `cols` matrix B (skipped if null), an offset vector
   // (skipped if null), a lower triangular rows x rows L (row-major, full storage) and rows fresh
   // standard normals z drawn in order. `out` is a state or an observation. The common small sizes

@@ -57,6 +57,10 @@ class StochasticVolatility {
   RSMC_HOST_DEVICE double log_likelihood(ConstStateView x, ObservationView y, int /*step*/) const {
     return normal_log_given_log_variance(y[0], x[0]);  // log N(y; 0, exp(x))
   }
+  // The largest log_likelihood over all x (host only; +inf for y = 0): lets the engine fuse its passes.
+  static double log_likelihood_bound(ObservationView y, int /*step*/) {
+    return normal_log_given_log_variance_bound(y[0]);
+  }
   RSMC_HOST_DEVICE void simulate_observation(ConstStateView x, ObservationOut y, int /*step*/,
                                              rng::ModelStream& rng) const {
     y[0] = math::exp(0.5 * x[0]) * rng.normal();

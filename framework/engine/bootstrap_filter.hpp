@@ -5,13 +5,16 @@
 //   log-weight += log_likelihood(y_t | x_i)            (skipped when y_t is missing; a NaN or +inf
 //                                                       log-likelihood: FilterOptions::invalid_likelihood)
 //   reductions: max log-weight, then in one pass the sum of weights, ESS, log-likelihood increment,
-//               mean and variance (reproducible binned sums, exact::BinnedSum)
+//               mean and variance (reproducible binned sums, exact::BinnedSum) of the weights
+//               exp(log-weight - shift), shift the maximum or the model's bound (weight_shift)
 //   if ESS < threshold * N: resample (all weights equal afterwards); by default with the distributed
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
 // Random draws are keyed by global particle id and step, and every sum is reproducible (BinnedSum:
 // the same bits for any order and split of its terms), so every number the filter reports is bitwise
 // identical for any number of ranks and threads. The data-parallel
-// kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI.
+// kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI. A model
+// with a log_likelihood_bound lets a host backend weigh and sum the weights in one pass
+// (step_kernels::weigh_and_sum), with the same bits as the separate kernels.
 #pragma once
 
 #include <mpi.h>
@@ -85,31 +88,26 @@ class BootstrapFilter {
     kernels::fill<ExecutionSpace>("rsmc::initialise::log_weight", store_.log_weight, store_.size(), 0.0);
     ExecutionSpace().fence();
     log_total_weight_ = math::log(static_cast<double>(band_.size()));
+    known_max_log_weight_ = 0.0;
     set_moment_reference(nullptr);
   }
 
   // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
   StepSummary step(int t, const double* y_t) {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
-    {
-      ScopedPhase timed(&times_, Phase::propagate);
-      propagate(t);
-    }
-    std::uint64_t invalid = 0;
-    std::optional<double> local_max;  // this rank's maximum log-weight, when weight() ran
-    if (y_t != nullptr) {
-      ScopedPhase timed(&times_, Phase::weight);
-      local_max.emplace();
-      invalid = weight(t, y_t, *local_max);
-    }
+    const std::optional<double> bound_shift = y_t != nullptr ? shift_from_bound(t, y_t) : std::nullopt;
+    bool summed = false;  // whether sums_ already hold the sums relative to *bound_shift
+    const std::optional<double> local_max = propagate_and_weigh(t, y_t, bound_shift, summed);
+    const std::uint64_t invalid = local_max ? invalid_ : 0;  // count_invalid's count, when the step weighed
     double log_total = 0.0;
     StepSummary summary;
     try {
       ScopedPhase timed(&times_, Phase::reduce);
-      summary = summarise(t, log_total, local_max);
+      summary = summarise(t, log_total, local_max, bound_shift, summed);
     } catch (const DegenerateError& e) {
       // Undo the step (the previous states are in scratch, the previous weights in
       // scratch_log_weight): the filter is back at step t - 1, the last good one.
+      known_max_log_weight_.reset();
       store_.swap_state();
       if (y_t != nullptr) store_.swap_log_weight();
       if (invalid == 0) throw;
@@ -127,6 +125,7 @@ class BootstrapFilter {
       summary.resample_stats = resample(static_cast<std::uint32_t>(t));
       summary.resampled = true;
       log_total_weight_ = math::log(static_cast<double>(band_.size()));
+      known_max_log_weight_ = 0.0;  // every resampler resets the log-weights to 0
     }
     summary.imbalance = band_.imbalance(layout_);
     return summary;
@@ -184,6 +183,7 @@ class BootstrapFilter {
     if (progress.result.state_dim != model_.state_dim() || progress.result.steps != progress.step)
       throw Error("internal error: resume() was given an inconsistent run progress");
     log_total_weight_ = progress.log_total_weight;
+    known_max_log_weight_.reset();  // found from the restored log-weights when needed
     const int d = model_.state_dim();
     set_moment_reference(progress.step > 0 ? progress.result.mean.data() + (progress.step - 1) * d : nullptr);
   }
@@ -228,7 +228,7 @@ class BootstrapFilter {
         Selection selection;  // the genealogy, for the observer
         const std::uint64_t first_id = store_.first_id;
         RouletteRequest<memory_space> request;
-        request.max_log_weight = max_log_weight_;
+        request.max_log_weight = weight_shift_;
         request.scheme = options_.scheme;
         request.resampler = options_.resampler;
         request.sampler = options_.local_sampler;
@@ -255,11 +255,32 @@ class BootstrapFilter {
         const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();
         const BlockDistribution blocks(band_.size(), band_.ranks());  // FilterOptions::validate keeps them
         return options_.resampler == Resampler::allgather
-                   ? resample_allgather(comm_, blocks, store_, max_log_weight_, u)
-                   : resample_gather_root(comm_, blocks, store_, max_log_weight_, u);
+                   ? resample_allgather(comm_, blocks, store_, weight_shift_, u)
+                   : resample_gather_root(comm_, blocks, store_, weight_shift_, u);
       }
     }
     throw Error("unknown resampler");
+  }
+
+  // Propagates, and weighs when y_t is given: in one pass with the sums of summarise (summed = true)
+  // when their shift is known ahead and the backend fuses passes, otherwise weight() alone. Returns
+  // this rank's maximum new log-weight when it weighed.
+  std::optional<double> propagate_and_weigh(int t, const double* y_t, const std::optional<double>& bound_shift,
+                                            bool& summed) {
+    {
+      ScopedPhase timed(&times_, Phase::propagate);
+      propagate(t);
+    }
+    summed = false;
+    if (y_t == nullptr) return std::nullopt;
+    ScopedPhase timed(&times_, Phase::weight);
+    if constexpr (step_kernels::fuses_passes<ExecutionSpace>()) {
+      if (bound_shift) {
+        summed = true;
+        return weigh_and_sum(t, y_t, *bound_shift);
+      }
+    }
+    return weight(t, y_t);
   }
 
   void propagate(int t) {
@@ -268,36 +289,100 @@ class BootstrapFilter {
     store_.swap_state();
   }
 
-  // Adds log p(y_t | x_i) to every log-weight. Returns how many particles of all ranks had a NaN or
-  // +inf log-likelihood (an exact integer: the same for any number of ranks). Those particles get
-  // log-weight -inf under InvalidLikelihood::zero_weight; otherwise the step fails with an Error
-  // naming the lowest such global id (the minimum over ranks, so also rank-count independent).
-  // local_max receives this rank's maximum new log-weight (one read of them less in summarise).
-  std::uint64_t weight(int t, const double* y_host, double& local_max) {
-    const int m = model_.obs_dim();
-    auto y = observation_;
-    auto y_mirror = Kokkos::create_mirror_view(y);
-    for (int j = 0; j < m; ++j) y_mirror(j) = y_host[j];
-    Kokkos::deep_copy(y, y_mirror);
-
-    const bool zero_weight = options_.invalid_likelihood == InvalidLikelihood::zero_weight;
+  // Adds log p(y_t | x_i) to every log-weight. Returns this rank's maximum new log-weight, and
+  // counts the particles of all ranks with a NaN or +inf log-likelihood into invalid_ (an exact
+  // integer: the same for any number of ranks). Those particles get log-weight -inf under
+  // InvalidLikelihood::zero_weight; otherwise the step fails (count_invalid).
+  double weight(int t, const double* y_host) {
+    upload_observation(y_host);
     const step_kernels::WeightingOutcome outcome = step_kernels::weight_particles<ExecutionSpace>(
-        model_, store_.state, y, store_.log_weight, store_.scratch_log_weight, zero_weight, t);
-    std::uint64_t invalid = outcome.invalid;
-    local_max = outcome.local_max;
+        model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t);
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
-    if (invalid > 0 && !zero_weight)
+    count_invalid(outcome.invalid, t);
+    return outcome.local_max;
+  }
+
+  // weight() with the shift of the weights known ahead (shift_from_bound), in one pass with the sums
+  // of summarise() (step_kernels::weigh_and_sum), which go to sums_.
+  double weigh_and_sum(int t, const double* y_host, double shift) {
+    upload_observation(y_host);
+    Kokkos::deep_copy(reference_, reference_host_);
+    clear_sums();
+    const step_kernels::WeightingOutcome outcome = step_kernels::weigh_and_sum<ExecutionSpace>(
+        model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t, shift,
+        reference_, weight_, batch_outcome_, moment_workspace_, sums_.data());
+    store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
+    count_invalid(outcome.invalid, t);
+    return outcome.local_max;
+  }
+
+  bool zero_weight() const { return options_.invalid_likelihood == InvalidLikelihood::zero_weight; }
+
+  void upload_observation(const double* y_host) {
+    auto y_mirror = Kokkos::create_mirror_view(observation_);
+    for (int j = 0; j < model_.obs_dim(); ++j) y_mirror(j) = y_host[j];
+    Kokkos::deep_copy(observation_, y_mirror);
+  }
+
+  // invalid_ = the invalid log-likelihoods of all ranks (local: this rank's). Unless they get weight
+  // zero, a step with any fails with an Error naming the lowest such global id (the minimum over
+  // ranks, so also rank-count independent).
+  void count_invalid(std::uint64_t local, int t) {
+    invalid_ = local;
+    MPI_Allreduce(MPI_IN_PLACE, &invalid_, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    if (invalid_ > 0 && !zero_weight())
       throw FieldError(
           "invalid_likelihood", "error",
           FieldError::Template{std::string("model ") + Model::name +
                                ": log_likelihood is NaN or +inf at "
                                "step " +
                                std::to_string(t) + " for global particle id " + std::to_string(lowest_invalid_id()) +
-                               " (" + std::to_string(invalid) + " particle" + (invalid == 1 ? "" : "s") +
+                               " (" + std::to_string(invalid_) + " particle" + (invalid_ == 1 ? "" : "s") +
                                " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
           "{invalid_likelihood zero-weight}");
-    return invalid;
+  }
+
+  // The shift of step t's weights that the model's log_likelihood_bound offers: the largest log-weight
+  // before the step plus the bound for y_t, plus a slack for the rounding of both sums (a violated
+  // bound costs only speed: weight_shift). nullopt when the model has no bound or it is not finite
+  // for y_t. The same on every rank: all inputs are.
+  std::optional<double> shift_from_bound(int t, const double* y_host) {
+    if constexpr (has_log_likelihood_bound_v<Model>) {
+      const double bound = model_.log_likelihood_bound(ObservationView{y_host, 1}, t);
+      if (!(bound < HUGE_VAL && bound > -HUGE_VAL)) return std::nullopt;
+      const double shift = previous_max_log_weight() + bound;
+      const double padded = shift + kBoundSlack * (1.0 + std::fabs(shift));
+      if (!(padded < HUGE_VAL && padded > -HUGE_VAL)) return std::nullopt;
+      return padded;
+    } else {
+      (void)t;
+      (void)y_host;
+      return std::nullopt;
+    }
+  }
+  static constexpr double kBoundSlack = 0x1p-40;
+
+  // The largest log-weight over all ranks before this step's weighing: known after a step, a
+  // resampling or initialise; found (collectively) after resume().
+  double previous_max_log_weight() {
+    if (!known_max_log_weight_) {
+      double m = step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
+      MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, comm_);
+      known_max_log_weight_ = m;
+    }
+    return *known_max_log_weight_;
+  }
+
+  // The shift of a step's weights w = exp(log-weight - shift), which the moments and the resampling
+  // wheel (the fixed-point weights) are relative to: the model's bound (shift_from_bound) when it
+  // holds and lies within kMaxBoundGap of the maximum log-weight max_lw, otherwise max_lw. Within the
+  // gap the largest fixed-point weight keeps at least 2^64 e^-8 > 2^52, a double's precision. Every
+  // input is the same on every rank, thread count and backend, so is the choice; a model without a
+  // bound always has shift = max_lw.
+  static constexpr double kMaxBoundGap = 8.0;
+  static double weight_shift(double max_lw, const std::optional<double>& bound_shift) {
+    if (bound_shift && max_lw <= *bound_shift && max_lw >= *bound_shift - kMaxBoundGap) return *bound_shift;
+    return max_lw;
   }
 
   // The lowest global id, over all ranks, whose log-weight is NaN or +inf. After weight() in error
@@ -310,9 +395,12 @@ class BootstrapFilter {
   }
 
   // Reproducible reductions over all particles of all ranks; log_total receives log(sum of weights).
-  // local_max: this rank's maximum log-weight when weight() found it (a maximum is exact, so the
-  // same whichever kernel finds it); otherwise (a step without an observation) it is found here.
-  StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max) {
+  // local_max: this rank's maximum log-weight when the step weighed (a maximum is exact, so the same
+  // whichever kernel finds it); otherwise (a step without an observation) it is found here.
+  // bound_shift: shift_from_bound's offer; summed: sums_ already hold the sums relative to it
+  // (weigh_and_sum), to be recomputed if weight_shift declines it.
+  StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max,
+                        const std::optional<double>& bound_shift, bool summed) {
     const int d = store_.state_dim();
     double max_lw = local_max ? *local_max : step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
@@ -320,22 +408,26 @@ class BootstrapFilter {
     // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
     if (!(max_lw > -DBL_MAX))
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
-    max_log_weight_ = max_lw;
+    known_max_log_weight_ = max_lw;
+    const double shift = weight_shift(max_lw, bound_shift);
+    weight_shift_ = shift;
 
     // One pass: sum w, sum w^2, sum w dx_c, sum w dx_c^2 with dx = x - k, k the previous step's mean
-    // (w relative to the global maximum, so w <= 1). The w are kept in weight_ for the fixed-point
-    // weights of resampling: one exp per particle.
-    Kokkos::deep_copy(reference_, reference_host_);
-    std::vector<exact::BinnedSum> sums(2 + 2 * d);
-    for (auto& sum : sums) sum.clear();
-    step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, max_lw, reference_, weight_,
-                                              moment_workspace_, sums.data());
-    exact::allreduce_binned(sums.data(), 2 + 2 * d, comm_);
+    // (w relative to the shift, so w <= 1). The w are kept in weight_ for the fixed-point weights of
+    // resampling: one exp per particle.
+    if (!(summed && shift == *bound_shift)) {
+      Kokkos::deep_copy(reference_, reference_host_);
+      clear_sums();
+      step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, shift, reference_, weight_,
+                                                moment_workspace_, sums_.data());
+    }
+    const std::vector<exact::BinnedSum>& sums = sums_;
+    exact::allreduce_binned(sums_.data(), 2 + 2 * d, comm_);
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
     StepSummary s;
     s.ess = total * total / total_sq;
-    log_total = max_lw + math::log(total);
+    log_total = shift + math::log(total);
     s.mean.resize(d);
     s.variance.resize(d);
     const exact::DoubleDouble s0 = sums[0].to_double_double();
@@ -350,6 +442,12 @@ class BootstrapFilter {
     if (second_pass) variance_about_mean(total, s);
     set_moment_reference(s.mean.data());
     return s;
+  }
+
+  // sums_ sized for this model's moments and cleared.
+  void clear_sums() {
+    sums_.resize(step_kernels::moment_sum_count(model_.state_dim()));
+    for (auto& sum : sums_) sum.clear();
   }
 
   // The one-pass variance loses the digits that (mean - k)^2 / variance cancels (each term
@@ -400,10 +498,14 @@ class BootstrapFilter {
   typename Kokkos::View<double*, memory_space>::HostMirror mean_host_;
   exact::BinnedReduceWorkspace<memory_space> moment_workspace_;    // moment_sums' chunk sums, kept between steps
   exact::BinnedReduceWorkspace<memory_space> variance_workspace_;  // variance_sums' (another shape)
-  Kokkos::View<double*, memory_space> weight_;                     // exp(log-weight - max) of the last summarise()
-  ResampleWorkspace<memory_space> resample_workspace_;             // resampling buffers, kept between steps
-  double max_log_weight_ = 0.0;
-  double log_total_weight_ = 0.0;  // log of the sum of all weights after the previous step
+  Kokkos::View<step_kernels::WeightingOutcome*, memory_space> batch_outcome_;  // weigh_and_sum's, kept
+  Kokkos::View<double*, memory_space> weight_;          // exp(log-weight - shift) of the last summarise()
+  ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
+  std::vector<exact::BinnedSum> sums_;                  // the moment sums of the step (moment_sums, or weigh_and_sum)
+  std::uint64_t invalid_ = 0;                   // invalid log-likelihoods of the step, all ranks (count_invalid)
+  double weight_shift_ = 0.0;                   // the shift of the last summarise() (weight_shift)
+  std::optional<double> known_max_log_weight_;  // the global maximum log-weight now, when known
+  double log_total_weight_ = 0.0;               // log of the sum of all weights after the previous step
   PhaseTimes times_;
   StepObserver* observer_ = nullptr;  // set_observer
 };

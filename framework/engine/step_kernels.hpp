@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "base/core/portability.hpp"
 #include "base/exact/binned_reduce.hpp"
@@ -35,6 +36,14 @@ using Particles = Kokkos::RangePolicy<ExecutionSpace>;
 template <class ExecutionSpace>
 constexpr std::size_t particle_batch() {
   return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 256 : 1;
+}
+
+// Whether a step weighs and sums its weights in one pass when their shift is known ahead
+// (weigh_and_sum): on a host backend, where a batch then stays in L1; on a GPU the separate kernels
+// keep one thread per particle. The results have the same bits either way.
+template <class ExecutionSpace>
+constexpr bool fuses_passes() {
+  return particle_batch<ExecutionSpace>() > 1;
 }
 
 // The first and one-past-last particle of batch b of n.
@@ -109,6 +118,25 @@ void propagate_states(const Model& model, const StateView& from, const StateView
       });
 }
 
+// next_i = model.log_likelihood(x_i, y, t) for the particles of `range`: a loop of straight-line
+// model code (inlined by RSMC_FLATTEN) that the compiler can vectorise across particles.
+template <class Model, class StateView, class WeightView>
+RSMC_FLATTEN KOKKOS_INLINE_FUNCTION void log_likelihoods_batch(const Model& model, const StateView& state,
+                                                               ObservationView y, const WeightView& next, int t,
+                                                               BatchRange range) {
+  for (std::size_t i = range.begin; i < range.end; ++i)
+    next(i) = model.log_likelihood(particle_state_const(state, i), y, t);
+}
+
+// A weight relative to `shift`, exp(log_weight - shift): 0 for a log-weight that is NaN or +inf (an
+// invalid log-likelihood; the step fails on it unless it gets weight zero) and for -inf. A select
+// after the exp rather than a branch, so that loops over particles vectorise. rsmc::math::exp: the
+// same bits on host and device, and the exp that exact::fixed_weight uses (resampling reuses w).
+KOKKOS_INLINE_FUNCTION double shifted_weight(double log_weight, double shift) {
+  const double w = math::exp(log_weight - shift);
+  return log_weight < HUGE_VAL ? w : 0.0;
+}
+
 // What weighting found on this rank: how many log-likelihoods were NaN or +inf, and the largest new
 // log-weight (-DBL_MAX when there is none above it: Kokkos::Max starts from the lowest finite double).
 struct WeightingOutcome {
@@ -116,10 +144,51 @@ struct WeightingOutcome {
   double local_max = -HUGE_VAL;
 };
 
+// The largest of x[0 .. n) (-inf for n = 0; NaN never wins): eight independent running maxima, so
+// that the comparisons pipeline (GCC does not vectorise a max reduction written as a select).
+RSMC_VECTOR_INLINE double batch_max(const double* __restrict x, std::size_t n) {
+  constexpr int kLanes = 8;
+  double lane[kLanes];
+  for (int l = 0; l < kLanes; ++l) lane[l] = -HUGE_VAL;
+  std::size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] = x[j + l] > lane[l] ? x[j + l] : lane[l];
+  for (; j < n; ++j) lane[0] = x[j] > lane[0] ? x[j] : lane[0];
+  double m = lane[0];
+  for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+  return m;
+}
+
+// next[j] = log_weight[j] + next[j] for j < n, next holding the log-likelihoods: a NaN or +inf one is
+// counted, and gives -inf when zero_weight. Returns the count and the largest result. Restrict
+// pointers and a loop of its own without the maximum, so that GCC vectorises it (it does not over
+// View accesses inside a kernel's lambda, nor a loop with a max reduction written as a select).
+RSMC_VECTOR_INLINE WeightingOutcome add_log_likelihoods(const double* __restrict log_weight, double* __restrict next,
+                                                        std::size_t n, bool zero_weight) {
+  std::uint64_t invalid = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double ll = next[j];
+    const bool bad = !(ll < HUGE_VAL);  // NaN or +inf
+    invalid += bad ? 1 : 0;
+    next[j] = bad && zero_weight ? -HUGE_VAL : log_weight[j] + ll;
+  }
+  return {invalid, batch_max(next, n)};
+}
+
+// weight[j] = terms[j] = shifted_weight(log_weight[j], shift) for j < n.
+RSMC_VECTOR_INLINE void shifted_weights(const double* __restrict log_weight, double shift, std::size_t n,
+                                        double* __restrict weight, double* __restrict terms) {
+  for (std::size_t j = 0; j < n; ++j) {
+    const double w = shifted_weight(log_weight[j], shift);
+    weight[j] = w;
+    terms[j] = w;
+  }
+}
+
 // next_i = log_weight_i + log p(y_t | x_i); a NaN or +inf log-likelihood is counted, and gives
 // next_i = -inf when zero_weight (otherwise the caller fails the step). Per batch of particles, two
-// loops: the log-likelihoods alone into next (a loop of straight-line model code that the compiler
-// can vectorise), then the checks, the sums and the maximum. The same values as one loop.
+// loops: the log-likelihoods alone into next (log_likelihoods_batch), then the sums, the checks and
+// the maximum (add_log_likelihoods). The same values as one loop.
 template <class ExecutionSpace, class Model, class StateView, class WeightView, class ObservationDeviceView>
 WeightingOutcome weight_particles(const Model& model, const StateView& state, const ObservationDeviceView& y,
                                   const WeightView& log_weight, const WeightView& next_log_weight, bool zero_weight,
@@ -131,17 +200,11 @@ WeightingOutcome weight_particles(const Model& model, const StateView& state, co
       "rsmc::weight", Particles<ExecutionSpace>(0, (n + batch - 1) / batch),
       KOKKOS_LAMBDA(const std::size_t b, std::uint64_t& count, double& m) {
         const BatchRange range = batch_range(b, batch, n);
-        const ObservationView obs{y.data(), 1};
-        for (std::size_t i = range.begin; i < range.end; ++i)
-          next_log_weight(i) = model.log_likelihood(particle_state_const(state, i), obs, t);
-        for (std::size_t i = range.begin; i < range.end; ++i) {
-          const double ll = next_log_weight(i);
-          const bool bad = !(ll < HUGE_VAL);  // NaN or +inf
-          if (bad) ++count;
-          const double lw = bad && zero_weight ? -HUGE_VAL : log_weight(i) + ll;
-          next_log_weight(i) = lw;
-          if (lw > m) m = lw;
-        }
+        log_likelihoods_batch(model, state, ObservationView{y.data(), 1}, next_log_weight, t, range);
+        const WeightingOutcome out = add_log_likelihoods(&log_weight(range.begin), &next_log_weight(range.begin),
+                                                         range.end - range.begin, zero_weight);
+        count += out.invalid;
+        if (out.local_max > m) m = out.local_max;
       },
       Kokkos::Sum<std::uint64_t>(out.invalid), Kokkos::Max<double>(out.local_max));
   return out;
@@ -189,38 +252,91 @@ RSMC_VECTOR_INLINE void deviation_terms(const double* __restrict w, const double
   }
 }
 
+// Sum `sum` >= 1 of moment_sums for the particles [begin, begin + n), whose weights are already in
+// weight: w^2, w (x_c - k_c) or w (x_c - k_c)^2 (d components).
+template <class StateView, class WeightView, class ReferenceView>
+KOKKOS_INLINE_FUNCTION void moment_terms(int sum, const WeightView& weight, const StateView& state,
+                                         const ReferenceView& k, std::size_t begin, std::size_t n, double* terms) {
+  const int d = static_cast<int>(state.extent(1));
+  if (sum == 1) {
+    for (std::size_t j = 0; j < n; ++j) terms[j] = weight(begin + j) * weight(begin + j);
+  } else {
+    const int c = (sum - 2) % d;
+    // state is LayoutLeft: component c of the batch is contiguous
+    deviation_terms(&weight(begin), &state(begin, c), k(c), sum >= 2 + d, n, terms);
+  }
+}
+
+// The number of sums moment_sums and weigh_and_sum fill for a d-dimensional state.
+constexpr int moment_sum_count(int d) { return 2 + 2 * d; }
+
 // The sums of one step's moments, in one pass, reproducibly (exact::BinnedSum): with
-// w_i = exp(log_weight_i - max_lw) (so w <= 1, kept in weight for resampling) and dx = x_c - k_c,
+// w_i = exp(log_weight_i - shift) (shifted_weight; shift >= every log-weight, so w <= 1; kept in
+// weight for resampling) and dx = x_c - k_c,
 //   sums[0] = sum w,  sums[1] = sum w^2,  sums[2 + c] = sum w dx,  sums[2 + d + c] = sum w dx^2,
 // d = state.extent(1). k is a reference point known before the pass and the same on every rank (the
 // filter's previous mean): about it, mean and variance follow from these sums without a second pass
-// and without cancellation (exact::one_pass_moments). The exp is rsmc::math::exp, the one
-// exact::fixed_weight uses: resampling reuses w as its exp.
+// and without cancellation (exact::one_pass_moments).
 template <class ExecutionSpace, class StateView, class WeightView, class ReferenceView>
-void moment_sums(const WeightView& log_weight, const StateView& state, double max_lw, const ReferenceView& k,
+void moment_sums(const WeightView& log_weight, const StateView& state, double shift, const ReferenceView& k,
                  const WeightView& weight,
                  exact::BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace,
                  exact::BinnedSum* sums) {
-  const int d = static_cast<int>(state.extent(1));
   exact::reduce_binned<ExecutionSpace>(
-      "rsmc::moment_sums", log_weight.extent(0), 2 + 2 * d,
+      "rsmc::moment_sums", log_weight.extent(0), moment_sum_count(static_cast<int>(state.extent(1))),
       KOKKOS_LAMBDA(const int sum, const std::size_t begin, const std::size_t end, double* terms) {
-        const std::size_t n = end - begin;
         if (sum == 0) {  // the weights themselves, computed here: sum 0 comes first for every batch
-          for (std::size_t j = 0; j < n; ++j) {
-            const double w = math::exp(log_weight(begin + j) - max_lw);  // the same bits on host and device
-            weight(begin + j) = w;
-            terms[j] = w;
-          }
-        } else if (sum == 1) {
-          for (std::size_t j = 0; j < n; ++j) terms[j] = weight(begin + j) * weight(begin + j);
+          shifted_weights(&log_weight(begin), shift, end - begin, &weight(begin), terms);
         } else {
-          const int c = (sum - 2) % d;
-          // state is LayoutLeft: component c of the batch is contiguous
-          deviation_terms(&weight(begin), &state(begin, c), k(c), sum >= 2 + d, n, terms);
+          moment_terms(sum, weight, state, k, begin, end - begin, terms);
         }
       },
       workspace, sums);
+}
+
+// weight_particles and moment_sums as one pass over the particles, for a step whose shift of the
+// weights is known before they are weighed (the model's log_likelihood_bound; BootstrapFilter::
+// weight_shift): each batch of 256 particles is weighed and summed while it is in L1.
+// next_log_weight and the returned outcome as weight_particles gives them; weight and sums as
+// moment_sums(next_log_weight, state, shift, k) gives them: the same bits as those two kernels, which
+// a GPU runs instead (there one thread per particle beats one per chunk). batch_outcome: each batch's
+// count and maximum (grown to the number of batches when smaller; kept between steps by the caller).
+// Propagate stays a kernel of its own: inside this pass it measured 2 ns per particle slower (SV,
+// docs/vectorised-step.md).
+template <class ExecutionSpace, class Model, class StateView, class WeightView, class ObservationDeviceView,
+          class ReferenceView>
+WeightingOutcome weigh_and_sum(const Model& model, const StateView& state, const ObservationDeviceView& y,
+                               const WeightView& log_weight, const WeightView& next_log_weight, bool zero_weight, int t,
+                               double shift, const ReferenceView& k, const WeightView& weight,
+                               Kokkos::View<WeightingOutcome*, typename ExecutionSpace::memory_space>& batch_outcome,
+                               exact::BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace,
+                               exact::BinnedSum* sums) {
+  constexpr std::size_t batch = exact::binned_reduce_detail::kBatch;  // the batches of fill(0, ...)
+  const std::size_t n = state.extent(0), batches = (n + batch - 1) / batch;
+  if (batch_outcome.extent(0) < batches)
+    batch_outcome = std::remove_reference_t<decltype(batch_outcome)>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::batch_outcome"), batches);
+  const auto outcomes = batch_outcome;
+  exact::reduce_binned<ExecutionSpace>(
+      "rsmc::weigh_and_sum", n, moment_sum_count(static_cast<int>(state.extent(1))),
+      KOKKOS_LAMBDA(const int sum, const std::size_t begin, const std::size_t end, double* terms) {
+        if (sum != 0) return moment_terms(sum, weight, state, k, begin, end - begin, terms);
+        // sum 0 comes first for every batch: the batch's log-weights and weights
+        log_likelihoods_batch(model, state, ObservationView{y.data(), 1}, next_log_weight, t, BatchRange{begin, end});
+        outcomes(begin / batch) =
+            add_log_likelihoods(&log_weight(begin), &next_log_weight(begin), end - begin, zero_weight);
+        shifted_weights(&next_log_weight(begin), shift, end - begin, &weight(begin), terms);
+      },
+      workspace, sums);
+  WeightingOutcome total;
+  Kokkos::parallel_reduce(
+      "rsmc::weigh_and_sum::outcome", Kokkos::RangePolicy<ExecutionSpace>(0, batches),
+      KOKKOS_LAMBDA(const std::size_t b, std::uint64_t& count, double& m) {
+        count += outcomes(b).invalid;
+        if (outcomes(b).local_max > m) m = outcomes(b).local_max;
+      },
+      Kokkos::Sum<std::uint64_t>(total.invalid), Kokkos::Max<double>(total.local_max));
+  return total;
 }
 
 // The second pass, for a step whose mean moved too far from the reference point for the one-pass

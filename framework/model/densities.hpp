@@ -62,6 +62,12 @@ RSMC_HOST_DEVICE double normal_log_given_log_variance(double y, double log_varia
   return -0.5 * (kLog2Pi + log_variance + y * y * math::exp(-log_variance));
 }
 
+// The largest normal_log_given_log_variance(y, v) over all log-variances v: at v = log y^2 it is
+// -(log(2 pi) + log y^2 + 1) / 2; +inf for y = 0 (no bound). For a model's log_likelihood_bound.
+inline double normal_log_given_log_variance_bound(double y) {
+  return y != 0.0 ? -0.5 * (kLog2Pi + math::log(y * y) + 1.0) : HUGE_VAL;
+}
+
 // ---- the multivariate normal ------------------------------------------------------------------
 
 // sum_i log L_ii = log det(L L') / 2 for an n x n lower triangular L stored row-major (full
@@ -83,6 +89,10 @@ RSMC_HOST_DEVICE double mvnormal_log_normaliser(int dim, double half_log_det) {
 RSMC_HOST_DEVICE double mvnormal_log(double squared_distance, double log_normaliser) {
   return log_normaliser - 0.5 * squared_distance;
 }
+
+// The largest mvnormal_log over all means: its log_normaliser (at distance 0). For a model's
+// log_likelihood_bound.
+inline double mvnormal_log_bound(double log_normaliser) { return log_normaliser; }
 
 // ---- counts -----------------------------------------------------------------------------------
 // The count is a double (observations are doubles): a count that is negative or not an integer gives

@@ -16,6 +16,7 @@
 // naming it; the engine (BootstrapFilter) and the simulator (simulate) call them in a static_assert.
 //
 // Optional: static constexpr int transition_normals (a speed hint, see transition_normals_v),
+// double log_likelihood_bound(ObservationView y, int step) const (see has_log_likelihood_bound_v),
 // params().describe() (the text identifying a run's parameters), state_name(c) and observation_name(j)
 // (component names for files and plots).
 #pragma once
@@ -87,6 +88,13 @@ struct TransitionNormals<M, std::enable_if_t<std::is_convertible_v<decltype(M::t
     : std::integral_constant<int, M::transition_normals> {};
 
 template <class M, class = void>
+struct HasLogLikelihoodBound : std::false_type {};
+template <class M>
+struct HasLogLikelihoodBound<
+    M, std::enable_if_t<std::is_convertible_v<
+           decltype(model<M>().log_likelihood_bound(std::declval<ObservationView>(), 0)), double>>> : std::true_type {};
+
+template <class M, class = void>
 struct HasParameterDescription : std::false_type {};
 template <class M>
 struct HasParameterDescription<M, std::void_t<decltype(std::string(model<M>().params().describe()))>> : std::true_type {
@@ -120,6 +128,14 @@ inline constexpr bool is_model_v = is_filter_model_v<M>&& model_traits_detail::H
 // have the same bits either way, also when the model draws more or fewer.
 template <class M>
 inline constexpr int transition_normals_v = model_traits_detail::TransitionNormals<M>::value;
+// has_log_likelihood_bound_v<M>: M::log_likelihood_bound(y, step), called on the host once per step
+// with an observation, returns an upper bound of log_likelihood(x, y, step) over every state x (+inf
+// or NaN: none for this y). The engine then knows the shift of the step's weights before it weighs
+// them, so that on a host backend weighing and the weight sums run as one pass
+// (step_kernels::weigh_and_sum; BootstrapFilter::weight_shift says when the bound is used: it
+// changes the bits of the results, not their distribution).
+template <class M>
+inline constexpr bool has_log_likelihood_bound_v = model_traits_detail::HasLogLikelihoodBound<M>::value;
 template <class M>
 inline constexpr bool has_parameter_description_v = model_traits_detail::HasParameterDescription<M>::value;
 template <class M>
