@@ -1,8 +1,9 @@
 // Wall time per phase of a filter step, so the next optimisation target is visible.
 //
-// Phases: propagate (transition kernel), weight (log-likelihood kernel), reduce (max, exact weight
-// sums, moments and their allreduces), select (offspring counts: fixed weights, wheel scan, local
-// sampling), rebalance (moving offspring to their owners), io (checkpoint writes and reads).
+// Phases: propagate (transition kernel), weight (log-likelihood kernel; with a model's
+// log_likelihood_bound on a host backend also the weight sums, step_kernels::weigh_and_sum), reduce
+// (max, exact weight sums, moments and their allreduces), select (offspring counts: fixed weights,
+// wheel scan, local sampling), rebalance (moving offspring to their owners), io (checkpoint writes and reads).
 // A ScopedPhase fences Kokkos when it ends, so asynchronous device work is charged to the phase
 // that launched it. Times are this rank's; FilterResult reports the maximum over ranks. They are
 // measurements, not results: they depend on the machine and rank count and are never compared.
