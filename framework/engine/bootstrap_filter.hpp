@@ -97,8 +97,11 @@ class BootstrapFilter {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
     const std::optional<double> bound_shift = y_t != nullptr ? shift_from_bound(t, y_t) : std::nullopt;
     bool summed = false;  // whether sums_ already hold the sums relative to *bound_shift
-    const std::optional<double> local_max = propagate_and_weigh(t, y_t, bound_shift, summed);
-    const std::uint64_t invalid = local_max ? invalid_ : 0;  // count_invalid's count, when the step weighed
+    // this rank's maximum log-weight and all ranks' invalid count, when the step weighed
+    const std::optional<step_kernels::WeightingOutcome> weighed = propagate_and_weigh(t, y_t, bound_shift, summed);
+    const std::uint64_t invalid = weighed ? weighed->invalid : 0;
+    const std::optional<double> local_max =
+        weighed ? std::optional<double>(weighed->local_max) : std::optional<double>();
     double log_total = 0.0;
     StepSummary summary;
     try {
@@ -264,9 +267,10 @@ class BootstrapFilter {
 
   // Propagates, and weighs when y_t is given: in one pass with the sums of summarise (summed = true)
   // when their shift is known ahead and the backend fuses passes, otherwise weight() alone. Returns
-  // this rank's maximum new log-weight when it weighed.
-  std::optional<double> propagate_and_weigh(int t, const double* y_t, const std::optional<double>& bound_shift,
-                                            bool& summed) {
+  // what weighing found (weight()) when it weighed.
+  std::optional<step_kernels::WeightingOutcome> propagate_and_weigh(int t, const double* y_t,
+                                                                    const std::optional<double>& bound_shift,
+                                                                    bool& summed) {
     {
       ScopedPhase timed(&times_, Phase::propagate);
       propagate(t);
@@ -289,22 +293,21 @@ class BootstrapFilter {
     store_.swap_state();
   }
 
-  // Adds log p(y_t | x_i) to every log-weight. Returns this rank's maximum new log-weight, and
-  // counts the particles of all ranks with a NaN or +inf log-likelihood into invalid_ (an exact
-  // integer: the same for any number of ranks). Those particles get log-weight -inf under
-  // InvalidLikelihood::zero_weight; otherwise the step fails (count_invalid).
-  double weight(int t, const double* y_host) {
+  // Adds log p(y_t | x_i) to every log-weight. Returns this rank's maximum new log-weight, and how
+  // many particles of all ranks had a NaN or +inf log-likelihood (an exact integer: the same for any
+  // number of ranks). Those particles get log-weight -inf under InvalidLikelihood::zero_weight;
+  // otherwise the step fails (count_invalid).
+  step_kernels::WeightingOutcome weight(int t, const double* y_host) {
     upload_observation(y_host);
     const step_kernels::WeightingOutcome outcome = step_kernels::weight_particles<ExecutionSpace>(
         model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t);
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    count_invalid(outcome.invalid, t);
-    return outcome.local_max;
+    return {count_invalid(outcome.invalid, t), outcome.local_max};
   }
 
   // weight() with the shift of the weights known ahead (shift_from_bound), in one pass with the sums
   // of summarise() (step_kernels::weigh_and_sum), which go to sums_.
-  double weigh_and_sum(int t, const double* y_host, double shift) {
+  step_kernels::WeightingOutcome weigh_and_sum(int t, const double* y_host, double shift) {
     upload_observation(y_host);
     Kokkos::deep_copy(reference_, reference_host_);
     clear_sums();
@@ -312,8 +315,7 @@ class BootstrapFilter {
         model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t, shift,
         reference_, weight_, batch_outcome_, moment_workspace_, sums_.data());
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    count_invalid(outcome.invalid, t);
-    return outcome.local_max;
+    return {count_invalid(outcome.invalid, t), outcome.local_max};
   }
 
   bool zero_weight() const { return options_.invalid_likelihood == InvalidLikelihood::zero_weight; }
@@ -324,22 +326,23 @@ class BootstrapFilter {
     Kokkos::deep_copy(observation_, y_mirror);
   }
 
-  // invalid_ = the invalid log-likelihoods of all ranks (local: this rank's). Unless they get weight
-  // zero, a step with any fails with an Error naming the lowest such global id (the minimum over
-  // ranks, so also rank-count independent).
-  void count_invalid(std::uint64_t local, int t) {
-    invalid_ = local;
-    MPI_Allreduce(MPI_IN_PLACE, &invalid_, 1, MPI_UINT64_T, MPI_SUM, comm_);
-    if (invalid_ > 0 && !zero_weight())
+  // The invalid log-likelihoods of all ranks (local: this rank's). Unless they get weight zero, a
+  // step with any fails with an Error naming the lowest such global id (the minimum over ranks, so
+  // also rank-count independent).
+  std::uint64_t count_invalid(std::uint64_t local, int t) {
+    std::uint64_t invalid = local;
+    MPI_Allreduce(MPI_IN_PLACE, &invalid, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    if (invalid > 0 && !zero_weight())
       throw FieldError(
           "invalid_likelihood", "error",
           FieldError::Template{std::string("model ") + Model::name +
                                ": log_likelihood is NaN or +inf at "
                                "step " +
                                std::to_string(t) + " for global particle id " + std::to_string(lowest_invalid_id()) +
-                               " (" + std::to_string(invalid_) + " particle" + (invalid_ == 1 ? "" : "s") +
+                               " (" + std::to_string(invalid) + " particle" + (invalid == 1 ? "" : "s") +
                                " in all; {invalid_likelihood zero-weight} gives them weight zero instead)"},
           "{invalid_likelihood zero-weight}");
+    return invalid;
   }
 
   // The shift of step t's weights that the model's log_likelihood_bound offers: the largest log-weight
@@ -421,8 +424,8 @@ class BootstrapFilter {
       step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, shift, reference_, weight_,
                                                 moment_workspace_, sums_.data());
     }
-    const std::vector<exact::BinnedSum>& sums = sums_;
     exact::allreduce_binned(sums_.data(), 2 + 2 * d, comm_);
+    const std::vector<exact::BinnedSum>& sums = sums_;
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
     StepSummary s;
@@ -502,10 +505,9 @@ class BootstrapFilter {
   Kokkos::View<double*, memory_space> weight_;          // exp(log-weight - shift) of the last summarise()
   ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
   std::vector<exact::BinnedSum> sums_;                  // the moment sums of the step (moment_sums, or weigh_and_sum)
-  std::uint64_t invalid_ = 0;                   // invalid log-likelihoods of the step, all ranks (count_invalid)
-  double weight_shift_ = 0.0;                   // the shift of the last summarise() (weight_shift)
-  std::optional<double> known_max_log_weight_;  // the global maximum log-weight now, when known
-  double log_total_weight_ = 0.0;               // log of the sum of all weights after the previous step
+  double weight_shift_ = 0.0;                           // the shift of the last summarise() (weight_shift)
+  std::optional<double> known_max_log_weight_;          // the global maximum log-weight now, when known
+  double log_total_weight_ = 0.0;                       // log of the sum of all weights after the previous step
   PhaseTimes times_;
   StepObserver* observer_ = nullptr;  // set_observer
 };

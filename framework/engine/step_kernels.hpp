@@ -302,7 +302,7 @@ void moment_sums(const WeightView& log_weight, const StateView& state, double sh
 // a GPU runs instead (there one thread per particle beats one per chunk). batch_outcome: each batch's
 // count and maximum (grown to the number of batches when smaller; kept between steps by the caller).
 // Propagate stays a kernel of its own: inside this pass it measured 2 ns per particle slower (SV,
-// docs/vectorised-step.md).
+// docs/design/vectorised-step.md).
 template <class ExecutionSpace, class Model, class StateView, class WeightView, class ObservationDeviceView,
           class ReferenceView>
 WeightingOutcome weigh_and_sum(const Model& model, const StateView& state, const ObservationDeviceView& y,
