@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/alias/alias_core.hpp"
 
@@ -144,23 +145,62 @@ RSMC_HOST_DEVICE BlockSums summarize_all(const Items& it, std::uint64_t b) {
   return s;
 }
 
-// The sums of block b from its mask words as they stand (values through it.value, so PSA+'s
-// residuals count as they are).
+RSMC_HOST_DEVICE std::uint64_t popcount(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__popcll(static_cast<unsigned long long>(x)));
+#else
+  return static_cast<std::uint64_t>(__builtin_popcountll(x));
+#endif
+}
+
+// The weights of the lights and of the heavies of one mask word, added in 32-bit halves (at most
+// kBlockItems terms per block, so the 64-bit sums are exact). Branch-free over the word's positions,
+// so that it vectorises: the leftovers of a greedy section are dense runs.
+struct HalfSums {
+  std::uint64_t light_lo = 0, light_hi = 0, heavy_lo = 0, heavy_hi = 0;
+};
+RSMC_HOST_DEVICE void add_word(const std::uint64_t* x, std::uint64_t len, std::uint64_t light, std::uint64_t heavy,
+                               HalfSums& s) {
+  for (std::uint64_t q = 0; q < len; ++q) {
+    const std::uint64_t xl = x[q] & (0 - ((light >> q) & 1));
+    const std::uint64_t xh = x[q] & (0 - ((heavy >> q) & 1));
+    s.light_lo += xl & 0xffffffffu;
+    s.light_hi += xl >> 32;
+    s.heavy_lo += xh & 0xffffffffu;
+    s.heavy_hi += xh >> 32;
+  }
+}
+
+// The sums of block b from its mask words as they stand, with PSA+'s residual in place of the
+// partial item's scaled weight (a greedy section spans whole blocks, so a block holds at most one).
 RSMC_HOST_DEVICE BlockSums summarize_masks(const Items& it, std::uint64_t b) {
-  BlockSums s;
+  HalfSums h;
   std::uint64_t lights = 0, heavies = 0;
-  const std::uint64_t words = it.words();
-  for (std::uint64_t word = b * kWordsPerBlock; word < (b + 1) * kWordsPerBlock && word < words; ++word) {
-    for (std::uint64_t bits = it.light_mask[word]; bits != 0; bits &= bits - 1) {
-      s.deficit += it.cap - it.value(word * 64 + lowest_bit(bits));
-      ++lights;
-    }
-    for (std::uint64_t bits = it.heavy_mask[word]; bits != 0; bits &= bits - 1) {
-      s.excess += it.value(word * 64 + lowest_bit(bits)) - it.cap;
-      ++heavies;
+  const std::uint64_t first = b * kBlockItems;
+  const std::uint64_t end = first + kBlockItems < it.n ? first + kBlockItems : it.n;
+  for (std::uint64_t word = first / 64; word * 64 < end; ++word) {
+    const std::uint64_t light = it.light_mask[word], heavy = it.heavy_mask[word];
+    if ((light | heavy) == 0) continue;
+    const std::uint64_t base = word * 64;
+    add_word(it.w + base, end - base < 64 ? end - base : 64, light, heavy, h);
+    lights += popcount(light);
+    heavies += popcount(heavy);
+  }
+  u128 light_total = ((static_cast<u128>(h.light_hi) << 32) + h.light_lo) * it.n;
+  u128 heavy_total = ((static_cast<u128>(h.heavy_hi) << 32) + h.heavy_lo) * it.n;
+  if (it.partial_pos != nullptr) {
+    const std::uint64_t g = first >> it.greedy_shift;
+    const std::uint64_t p = it.partial_pos[g];
+    if (p >= first && p < end) {
+      const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+      if (it.light_mask[p / 64] & bit) light_total = light_total - it.scaled(p) + it.partial_value[g];
+      if (it.heavy_mask[p / 64] & bit) heavy_total = heavy_total - it.scaled(p) + it.partial_value[g];
     }
   }
+  BlockSums s;
   s.counts = pack_counts(lights, heavies);
+  s.deficit = static_cast<u128>(lights) * it.cap - light_total;
+  s.excess = heavy_total - static_cast<u128>(heavies) * it.cap;
   return s;
 }
 
@@ -222,29 +262,45 @@ RSMC_HOST_DEVICE std::uint64_t boundary(std::uint64_t k, std::uint64_t merged, s
 
 // ---- the sweep ------------------------------------------------------------------------------------
 
-// The first set bit of `mask` at a position in [p, end), or end. The words it reads are those of
+// A forward cursor over the set bits of a mask in [p, end): the current word and its set bits at or
+// after the current position, so that stepping to the next set bit is a few instructions (no reload,
+// no shift). Its range's last word (`last`) and `end` come from the caller (a sweep's two cursors
+// share them; fewer live values keep the sweep's loops in registers). The words it reads are those of
 // [p, end) only; no bit at or past `end` may be set in them (end is a multiple of 64, or n, past which
 // the masks are zero).
-RSMC_HOST_DEVICE std::uint64_t next_set(const std::uint64_t* mask, std::uint64_t p, std::uint64_t end) {
-  if (p >= end) return end;
-  std::uint64_t word = p / 64;
-  std::uint64_t bits = mask[word] & (~std::uint64_t{0} << (p % 64));
-  const std::uint64_t last = (end - 1) / 64;
-  while (bits == 0) {
-    if (++word > last) return end;
-    bits = mask[word];
+struct BitCursor {
+  const std::uint64_t* mask;
+  std::uint64_t word;  // the word `bits` came from
+  std::uint64_t bits;  // its set bits at or after the current position; 0 once past the last
+
+  RSMC_HOST_DEVICE static std::uint64_t last_word(std::uint64_t end) { return end == 0 ? 0 : (end - 1) / 64; }
+  RSMC_HOST_DEVICE static BitCursor at(const std::uint64_t* mask, std::uint64_t p, std::uint64_t end) {
+    if (p >= end) return BitCursor{mask, 0, 0};
+    BitCursor c{mask, p / 64, mask[p / 64] & (~std::uint64_t{0} << (p % 64))};
+    c.skip_empty(last_word(end));
+    return c;
   }
-  return word * 64 + lowest_bit(bits);
-}
+  RSMC_HOST_DEVICE void skip_empty(std::uint64_t last) {
+    while (bits == 0 && word < last) bits = mask[++word];
+  }
+  RSMC_HOST_DEVICE bool done() const { return bits == 0; }
+  RSMC_HOST_DEVICE std::uint64_t pos(std::uint64_t end) const { return bits == 0 ? end : word * 64 + lowest_bit(bits); }
+  RSMC_HOST_DEVICE void next(std::uint64_t last) {
+    bits &= bits - 1;
+    skip_empty(last);
+  }
+};
 
 // Where a sweep finds its items: in the masks, within [.., end) (PSA's sweep: every item, or PSA+'s
 // leftovers, whose residuals Partials reads; a greedy section: its own items, classified first).
 template <bool Partials>
 struct MaskSource {
+  static constexpr bool partials = Partials;
   const Items* it;
   std::uint64_t end;
-  RSMC_HOST_DEVICE std::uint64_t light_from(std::uint64_t p) const { return next_set(it->light_mask, p, end); }
-  RSMC_HOST_DEVICE std::uint64_t heavy_from(std::uint64_t p) const { return next_set(it->heavy_mask, p, end); }
+  RSMC_HOST_DEVICE std::uint64_t last() const { return BitCursor::last_word(end); }
+  RSMC_HOST_DEVICE BitCursor lights_from(std::uint64_t p) const { return BitCursor::at(it->light_mask, p, end); }
+  RSMC_HOST_DEVICE BitCursor heavies_from(std::uint64_t p) const { return BitCursor::at(it->heavy_mask, p, end); }
   RSMC_HOST_DEVICE u128 value(std::uint64_t p) const { return Partials ? it->value(p) : it->scaled(p); }
 };
 
@@ -256,6 +312,81 @@ struct SweepState {
   u128 r;
 };
 
+// fill_lights' 64-bit loop for PSA+'s greedy sections (plain scaled weights, no step limit), on the
+// cursor's word and bits directly: few live values, so that the loop keeps them in registers.
+RSMC_HOST_DEVICE std::int64_t fill_greedy_lights64(const std::uint64_t* w, std::uint64_t n, std::uint64_t c, Row* rows,
+                                                   std::uint64_t h, BitCursor& lights, std::uint64_t last,
+                                                   std::int64_t left) {
+  std::uint64_t bits = lights.bits, word = lights.word;
+  const std::uint64_t upper = Row::upper_of(h);
+  for (;;) {
+    while (bits != 0) {
+      const std::uint64_t i = word * 64 + lowest_bit(bits);
+      bits &= bits - 1;
+      const std::uint64_t v = w[i] * n;  // < c: no wrap
+      Row::store_below_2_64(rows + i, v, upper);
+      left -= static_cast<std::int64_t>(c - v);
+      if (left <= 0) {
+        lights.word = word;
+        lights.bits = bits;
+        lights.skip_empty(last);
+        return left;
+      }
+    }
+    if (word >= last) break;
+    bits = lights.mask[++word];
+  }
+  lights.word = word;
+  lights.bits = 0;
+  return left;
+}
+
+// The inner loop of a sweep: fills lights from heavy h, whose residual is r, while r exceeds a
+// bucket, a light is left and (PSA's sections) steps remain; returns the residual. The lights'
+// values are below cap, so when cap < 2^62 the loop runs in 64 bits: it spends a budget of at most
+// 2^62 of the heavy's excess r - cap (a signed 64-bit count that the deficits cap - v bring below
+// zero), then takes what it spent off r in 128 bits and goes on if the budget was capped. The rows
+// and the residual are those of the 128-bit loop, bit for bit; the loop-carried chain is one 64-bit
+// subtraction.
+template <bool Greedy, class Source>
+RSMC_HOST_DEVICE u128 fill_lights(const Source& src, u128 cap, Row* rows, BitCursor& lights, std::uint64_t last,
+                                  std::uint64_t h, u128 r, std::uint64_t& steps) {
+  constexpr std::uint64_t kBudgetMax = std::uint64_t{1} << 62;
+  if (cap < kBudgetMax) {
+    const std::uint64_t c = static_cast<std::uint64_t>(cap);
+    while (r > cap && !lights.done() && (Greedy || steps > 0)) {
+      const u128 excess = r - cap;
+      const std::int64_t budget = static_cast<std::int64_t>(excess < kBudgetMax ? excess : kBudgetMax);
+      std::int64_t left = budget;
+      if (Greedy && !Source::partials) {
+        left = fill_greedy_lights64(src.it->w, src.it->n, c, rows, h, lights, last, left);
+        r -= static_cast<std::uint64_t>(budget) - static_cast<std::uint64_t>(left);
+        continue;
+      }
+      const std::uint64_t upper = Row::upper_of(h);
+      do {
+        const std::uint64_t i = lights.pos(src.end);
+        const std::uint64_t v = static_cast<std::uint64_t>(src.value(i));  // < cap
+        Row::store_below_2_64(rows + i, v, upper);
+        left -= static_cast<std::int64_t>(c - v);  // > -2^63: left > 0 before, c - v < 2^62
+        lights.next(last);
+        --steps;
+      } while (left > 0 && !lights.done() && (Greedy || steps > 0));
+      r -= static_cast<std::uint64_t>(budget) - static_cast<std::uint64_t>(left);  // the deficits filled, < 2^63
+    }
+    return r;
+  }
+  while (r > cap && !lights.done() && (Greedy || steps > 0)) {
+    const std::uint64_t i = lights.pos(src.end);
+    const u128 v = src.value(i);
+    rows[i] = Row::make(v, h);
+    r = r - (cap - v);
+    lights.next(last);
+    --steps;
+  }
+  return r;
+}
+
 // Vose's sweep from state s: fills lights from the current heavy while its residual exceeds a bucket
 // (and a light is left), then finishes the heavy (threshold r; alias itself if r = cap, else the next
 // heavy, which becomes current with residual r + its value - cap), and so on. Greedy (PSA+'s sections)
@@ -264,26 +395,23 @@ struct SweepState {
 // runs of lights (most items for skewed weights), where their branches are predictable.
 template <bool Greedy, class Source>
 RSMC_HOST_DEVICE SweepState sweep(const Source& src, u128 cap, Row* rows, SweepState s, std::uint64_t steps) {
-  std::uint64_t i = s.light, h = s.heavy;
+  const std::uint64_t last = src.last(), end = src.end;
+  BitCursor lights = src.lights_from(s.light);
+  BitCursor heavies = src.heavies_from(s.heavy + 1);  // the heavies after the current one
+  std::uint64_t h = s.heavy;
   u128 r = s.r;
   for (;;) {
-    while (r > cap && i < src.end) {
-      if (!Greedy && steps == 0) return SweepState{i, h, r};
-      const u128 v = src.value(i);
-      rows[i] = Row::make(v, h);
-      r = r - (cap - v);
-      i = src.light_from(i + 1);
-      --steps;
-    }
-    if ((!Greedy && steps == 0) || r > cap) return SweepState{i, h, r};  // Greedy: out of lights
-    const std::uint64_t next = src.heavy_from(h + 1);
-    if (next == src.end) {  // no heavy left: PSA's last heavy (r = cap), or a greedy section's end
+    r = fill_lights<Greedy>(src, cap, rows, lights, last, h, r, steps);
+    if ((!Greedy && steps == 0) || r > cap) return SweepState{lights.pos(end), h, r};  // Greedy: out of lights
+    if (heavies.done()) {  // no heavy left: PSA's last heavy (r = cap), or a greedy section's end
       if (r == cap) rows[h] = Row::make(r, h);
-      return SweepState{i, r == cap ? src.end : h, r};
+      return SweepState{lights.pos(end), r == cap ? end : h, r};
     }
+    const std::uint64_t next = heavies.pos(end);
     rows[h] = Row::make(r, r == cap ? h : next);
     r = r + src.value(next) - cap;  // r <= cap <= value: no wrap
     h = next;
+    heavies.next(last);
     --steps;
   }
 }
@@ -315,10 +443,19 @@ struct Leftovers {
   u128 partial_value;
 };
 
-// Bit q set where w[q] < bound, for q < len (a fixed 64 in the first form, so that it unrolls).
+// Bit q set where w[q] < bound, for q < len. The first form (a fixed 64) compares into bytes, which
+// vectorises, and packs each 8 flag bytes into 8 bits with one multiplication: byte k (0 or 1) of x
+// lands at bit 56 + k of x * 0x0102040810204080, and no two partial products share a bit, so nothing
+// carries. GCC does not vectorise the plain `bits |= flag << q` loop.
 RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound) {
+  unsigned char flags[64];
+  for (int q = 0; q < 64; ++q) flags[q] = w[q] < bound ? 1 : 0;
   std::uint64_t bits = 0;
-  for (int q = 0; q < 64; ++q) bits |= (w[q] < bound ? std::uint64_t{1} : 0) << q;
+  for (int k = 0; k < 8; ++k) {
+    std::uint64_t x;  // flags 8k .. 8k + 7, byte q at bits 8q (x86-64 and CUDA are little-endian)
+    std::memcpy(&x, flags + 8 * k, 8);
+    bits |= ((x * 0x0102040810204080ull) >> 56) << (8 * k);
+  }
   return bits;
 }
 RSMC_HOST_DEVICE std::uint64_t light_bits(const std::uint64_t* w, std::uint64_t bound, std::uint64_t len) {
@@ -347,9 +484,9 @@ RSMC_HOST_DEVICE void classify(const Items& it, std::uint64_t first, std::uint64
 RSMC_HOST_DEVICE Leftovers greedy_sweep(const Items& it, Row* rows, std::uint64_t first, std::uint64_t end) {
   classify(it, first, end);
   const MaskSource<false> src{&it, end};
-  const std::uint64_t h = src.heavy_from(first);
+  const std::uint64_t h = src.heavies_from(first).pos(end);
   if (h == end) return Leftovers{first, true, it.n, 0};  // no heavy: every light is left
-  const SweepState s = sweep<true>(src, it.cap, rows, SweepState{src.light_from(first), h, it.scaled(h)}, 0);
+  const SweepState s = sweep<true>(src, it.cap, rows, SweepState{first, h, it.scaled(h)}, 0);
   if (s.r > it.cap) return Leftovers{s.heavy, false, s.heavy, s.r};  // out of lights: the heavy and later heavies
   if (s.heavy == end) return Leftovers{s.light, true, it.n, 0};      // the last heavy is exactly done
   return Leftovers{s.light, true, s.heavy, s.r};                     // out of heavies: a light residual

@@ -69,7 +69,24 @@ using rsmc::test::ChiSquare;
 
 // ---- weights --------------------------------------------------------------------------------------
 
-enum class Shape { uniform, power_half, power_one, power_two, one_heavy, all_equal, zeros_mixed, wide_range };
+// The small_* shapes have integer totals below 2^62, where the exact sweeps run their 64-bit loops
+// (small_one_heavy: a heavy whose excess exceeds 2^62, so that those loops spend it in several
+// budgets; small_ties: 1s and 3s as many of each, so that most heavies reach exactly a bucket after one
+// light); the other integer shapes have totals of 2^62 and more (the 128-bit loops).
+enum class Shape {
+  uniform,
+  power_half,
+  power_one,
+  power_two,
+  one_heavy,
+  all_equal,
+  zeros_mixed,
+  wide_range,
+  small_uniform,
+  small_power_one,
+  small_one_heavy,
+  small_ties
+};
 
 const char* shape_name(Shape s) {
   switch (s) {
@@ -89,36 +106,54 @@ const char* shape_name(Shape s) {
       return "zeros mixed in";
     case Shape::wide_range:
       return "wide range";
+    case Shape::small_uniform:
+      return "uniform, total < 2^62";
+    case Shape::small_power_one:
+      return "power law 1, total < 2^62";
+    case Shape::small_one_heavy:
+      return "one heavy, total < 2^62";
+    case Shape::small_ties:
+      return "1s and 3s, ties";
   }
   return "?";
 }
 
-const Shape kShapes[] = {Shape::uniform,   Shape::power_half, Shape::power_one,   Shape::power_two,
-                         Shape::one_heavy, Shape::all_equal,  Shape::zeros_mixed, Shape::wide_range};
+const Shape kShapes[] = {Shape::uniform,       Shape::power_half,      Shape::power_one,       Shape::power_two,
+                         Shape::one_heavy,     Shape::all_equal,       Shape::zeros_mixed,     Shape::wide_range,
+                         Shape::small_uniform, Shape::small_power_one, Shape::small_one_heavy, Shape::small_ties};
 const std::uint64_t kSizes[] = {1, 2, 3, 1000, 100007};
 
-double power_exponent(Shape s) { return s == Shape::power_half ? 0.5 : s == Shape::power_one ? 1.0 : 2.0; }
+double power_exponent(Shape s) {
+  return s == Shape::power_half ? 0.5 : s == Shape::power_one || s == Shape::small_power_one ? 1.0 : 2.0;
+}
 
 std::vector<double> double_weights(Shape shape, std::uint64_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> w(n);
-  switch (shape) {
+  switch (shape) {  // the small_* shapes (integer totals) are their twins here
     case Shape::uniform:
+    case Shape::small_uniform:
       for (auto& x : w) x = unit(gen);
       break;
     case Shape::power_half:
     case Shape::power_one:
     case Shape::power_two:
+    case Shape::small_power_one:
       for (std::uint64_t i = 0; i < n; ++i) w[i] = std::pow(static_cast<double>(i + 1), -power_exponent(shape));
       std::shuffle(w.begin(), w.end(), gen);
       break;
     case Shape::one_heavy:
+    case Shape::small_one_heavy:
       for (auto& x : w) x = 1.0;
       w[gen() % n] = 1e6 * static_cast<double>(n);
       break;
     case Shape::all_equal:
       for (auto& x : w) x = 0.1;
+      break;
+    case Shape::small_ties:
+      for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 2 == 0 ? 1.0 : 3.0;
+      std::shuffle(w.begin(), w.end(), gen);
       break;
     case Shape::zeros_mixed:
       for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 3 == 1 ? 0.0 : unit(gen);
@@ -158,6 +193,21 @@ std::vector<std::uint64_t> integer_weights(Shape shape, std::uint64_t n, std::ui
       break;
     case Shape::wide_range:
       for (auto& x : w) x = (gen() >> (gen() % 64)) | 1;
+      break;
+    case Shape::small_uniform:
+      for (auto& x : w) x = 1 + (gen() >> 40);
+      break;
+    case Shape::small_power_one:
+      for (std::uint64_t i = 0; i < n; ++i) w[i] = 1 + (std::uint64_t{1} << 40) / (i + 1);
+      std::shuffle(w.begin(), w.end(), gen);
+      break;
+    case Shape::small_one_heavy:
+      for (auto& x : w) x = 1 + gen() % 3;
+      w[gen() % n] = std::uint64_t{1} << 57;
+      break;
+    case Shape::small_ties:
+      for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 2 == 0 ? 1 : 3;
+      std::shuffle(w.begin(), w.end(), gen);
       break;
   }
   return w;
@@ -429,7 +479,8 @@ TEST_CASE("alias: PSA and PSA+ tables do not depend on the threads, the sections
     using Exec = std::decay_t<decltype(exec)>;
     alias::AliasStorage<typename Exec::memory_space> storage;
     for (const std::uint64_t n : sizes) {
-      for (Shape shape : {Shape::uniform, Shape::power_one, Shape::zeros_mixed, Shape::all_equal}) {
+      for (Shape shape : {Shape::uniform, Shape::power_one, Shape::zeros_mixed, Shape::all_equal,
+                          Shape::small_power_one, Shape::small_one_heavy, Shape::small_ties}) {
         const auto w = integer_weights(shape, n, 3000 + n);
         const auto view = to_view(w);
         const auto vose = alias::build_vose(view);
