@@ -13,6 +13,7 @@
 #
 #   scripts/gpu-kit.sh [--build-dir DIR] [--reference-rsmc PATH] [-o KIT.tar.gz]
 #   scripts/gpu-kit.sh --check KIT_DIR_OR_TARBALL
+#   scripts/gpu-kit.sh --list-targets
 #
 #   --build-dir DIR        an existing Kokkos-CUDA build of rsmc (configured by scripts/build-kokkos4.sh
 #                          cuda); only the kit's targets are built in it. Default: build-cuda/, built
@@ -22,6 +23,7 @@
 #                          built by scripts/build.sh --target rsmc when absent)
 #   -o FILE                the tarball (default rsmc-gpu-kit.tar.gz)
 #   --check KIT            only the completeness check of an unpacked kit or a tarball
+#   --list-targets         print the kit's CMake targets, one per line (scripts/test.sh builds them)
 # Environment: RSMC_KIT_JOBS (build jobs, default 2), RSMC_KIT_RANKS (default "1 2").
 #
 # The completeness check: every ELF file in the kit (binaries, libraries, plugins) resolves each of
@@ -124,13 +126,14 @@ check_mode() { # check_mode KIT_DIR_OR_TARBALL
   fi
 }
 
-build_dir= reference= output=rsmc-gpu-kit.tar.gz
+build_dir='' reference='' output=rsmc-gpu-kit.tar.gz
 while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a directory}; shift ;;
     --reference-rsmc) reference=${2:?--reference-rsmc needs a path}; shift ;;
     -o) output=${2:?-o needs a file}; shift ;;
     --check) [ $# = 2 ] || die "--check takes one KIT_DIR_OR_TARBALL"; check_mode "$2"; exit ;;
+    --list-targets) printf '%s\n' "${kit_bins[@]}"; exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac

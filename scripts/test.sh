@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, in seven stages; each stage's failure fails the script.
+# The whole test suite, in eight stages; each stage's failure fails the script.
 #   0. format    the C++ sources match .clang-format (scripts/format.sh --check)
 #   1. openmp    Kokkos 4.6 OpenMP: Kokkos (Serial + OpenMP) built and cached by
 #                scripts/install-kokkos.sh, every rsmc target built against it in build-openmp/
@@ -30,9 +30,10 @@
 #   5. sanitize  the sanitizer build (clang, ASan + UBSan, warnings as errors, Debian's Kokkos) and its
 #                CTest subset (scripts/sanitize.sh)
 #   6. fuzz      the libFuzzer targets, each for RSMC_FUZZ_SECONDS (here 30, fuzz.sh alone 60) s (scripts/fuzz.sh)
-#
-#   The stages that only compile (cuda) come before the last test runs, so the output ends with the
-#   test counts of stages that run tests.
+#   7. cudatests every other target of build-cuda/ through nvcc, compile and link only: the unit and MPI
+#                test executables (unity batches), the math, fuzz-replay and checkpoint tools. Its
+#                build is the last in the background queue, behind the sanitizer build, so it runs
+#                beside stages 5 and 6 instead of delaying them. Skipped, saying so, when nvcc is absent.
 #
 # Builds run behind tests: most tests wait (MPI start-ups, SLURM, signals), so stage 1's CTest keeps
 # about one of the two cores busy (1,009 CPU-s in 1,121 s). Once stage 1 is built, the builds of
@@ -44,7 +45,7 @@
 # slice (rsmc pmmh on 3 ranks: 6.7 s alone, 70 s beside two nice-19 compilers, 19 s beside two
 # SCHED_IDLE ones). RSMC_BACKGROUND_BUILDS=0: each stage builds in turn, in the foreground.
 #
-#   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz (default: all, in this order)
+#   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz cudatests (default: all, in this order)
 #
 # Stages 1, 3 and 4 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
 # RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
@@ -108,22 +109,31 @@ build_vector() {
   bash scripts/vector-width.sh --build-only build/drivers/rsmc build-openmp/drivers/rsmc
 }
 have_nvcc() { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }
-build_cuda() {
-  have_nvcc || return 0
+build_kokkos_cuda() {  # build_kokkos_cuda [TARGET...]: scripts/build-kokkos4.sh cuda, with the CUDA 13 patch
   kokkos_source
   if [ -z "${RSMC_KOKKOS_CUDA_PATCHES+set}" ] && [ -f "$deps/kokkos-4.6.01-cuda13.patch" ]; then
     RSMC_KOKKOS_CUDA_PATCHES=$deps/kokkos-4.6.01-cuda13.patch
   fi
-  # The GPU kit's executables through nvcc (gpu-kit.sh's kit_bins): `rsmc` (engine, models, drivers,
-  # benchmarks), h5_datasets_equal and rsmc's CUDA kernels and tests; files without Kokkos go to the
-  # host compiler alone (rsmc_host_only in CMakeLists.txt). The unit and MPI test executables also
-  # build through nvcc (`scripts/build-kokkos4.sh cuda` with no target: every target, their files in
-  # unity batches; 20 minutes on 2 cores beside other work) but are left out here for CI's time.
-  RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda rsmc h5_datasets_equal \
-    rsmc_cuda_tests rsmc_cuda_alias_tests rsmc_cuda_butterfly_tests rsmc_cuda_math_tests
+  RSMC_KOKKOS_PATCHES=${RSMC_KOKKOS_CUDA_PATCHES:-} bash scripts/build-kokkos4.sh cuda "$@"
+}
+build_cuda() {
+  have_nvcc || return 0
+  # The GPU kit's executables through nvcc (gpu-kit.sh --list-targets): `rsmc` (engine, models,
+  # drivers, benchmarks), h5_datasets_equal and rsmc's CUDA kernels and tests; files without Kokkos go
+  # to the host compiler alone (rsmc_host_only in CMakeLists.txt). Stage 7 builds the other targets.
+  local kit
+  mapfile -t kit < <(bash scripts/gpu-kit.sh --list-targets)
+  [ ${#kit[@]} -gt 0 ] || { echo "test.sh: scripts/gpu-kit.sh --list-targets listed no target" >&2; return 1; }
+  build_kokkos_cuda "${kit[@]}"
   # The install, with examples/random_walk built against it.
   RSMC_BUILD_DIR=$PWD/build-cuda RSMC_SOURCE_DIR=$PWD RSMC_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-cuda/CMakeCache.txt) \
     bash tests/install/install_and_consume.sh --build-only
+}
+# Every other target through nvcc: `scripts/build-kokkos4.sh cuda` with no target builds all of them
+# (about 390 s on 2 cores beyond the kit's, measured with ccache off 2026-11-27).
+build_cudatests() {
+  have_nvcc || return 0
+  build_kokkos_cuda
 }
 # Stages 5 and 6 share build-sanitize/: one build for both (two builds queued behind each other would
 # configure the directory while stage 5 runs in it).
@@ -202,6 +212,14 @@ kokkos_cuda() {
   rm -rf build-cuda/kit && mkdir build-cuda/kit && tar -xzf build-cuda/rsmc-gpu-kit.tar.gz -C build-cuda/kit
   bash build-cuda/kit/rsmc-gpu-kit/gpu-check.sh --dry-run --out build-cuda/kit/dry-run
 }
+cuda_test_executables() {
+  if ! have_nvcc; then
+    echo "test.sh: SKIPPED the CUDA build of the test executables: no nvcc (not on PATH, not in /usr/local/cuda/bin)"
+    return 0
+  fi
+  build cudatests
+  echo "test.sh: every target of build-cuda/ compiled and linked through nvcc (none runs: no GPU here)"
+}
 sanitizer_subset() {
   build sanitize
   bash scripts/sanitize.sh
@@ -209,7 +227,7 @@ sanitizer_subset() {
 fuzzing() {
   RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
 }
-all_stages=(format openmp serial vector cuda sanitize fuzz)
+all_stages=(format openmp serial vector cuda sanitize fuzz cudatests)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
 for s in "${selected[@]}"; do
@@ -230,6 +248,7 @@ for s in "${selected[@]}"; do
     cuda) stage "4 Kokkos 4.6 CUDA compile + GPU kit" kokkos_cuda ;;
     sanitize) stage "5 sanitizer build + ctest subset" sanitizer_subset ;;
     fuzz) stage "6 fuzzing" fuzzing ;;
+    cudatests) stage "7 Kokkos 4.6 CUDA: every other target compiles and links" cuda_test_executables ;;
   esac
 done
 echo "==== test.sh: all stages passed"

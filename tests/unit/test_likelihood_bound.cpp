@@ -16,6 +16,8 @@
 //   increment moves by about 1e-15 and 60 of them by about 1e-13; resampling, an exact function of
 //   the fixed-point weights, flips an offspring only if a sample point falls within 2^-53 of a cell
 //   boundary), while some bit does differ (so the bound was used).
+// - SV's observations of exactly 0, where it has no bound (+inf): those steps shift by their maximum;
+//   all zeros give every bit of the run without a bound.
 // - Invalid log-likelihoods with a bound: the same error message and the same counts as without.
 #include <catch2/catch.hpp>
 
@@ -149,7 +151,25 @@ void check_filter_with_bounds(const Model& model) {
   CHECK_FALSE(same_run(with, without));  // the bound was used
   CHECK(std::fabs(with.log_likelihood - without.log_likelihood) <= 1e-10 * std::fabs(without.log_likelihood));
   REQUIRE(with.mean.size() == without.mean.size());
-  for (std::size_t i = 0; i < with.mean.size(); ++i) CHECK(with.mean[i] == Approx(without.mean[i]).epsilon(1e-9));
+  // margin: a mean's rounding error scales with the states (about 1 here), not with the mean itself
+  for (std::size_t i = 0; i < with.mean.size(); ++i)
+    CHECK(with.mean[i] == Approx(without.mean[i]).epsilon(1e-9).margin(1e-12));
+}
+
+// SV has no bound where y = 0 (log_likelihood_bound is +inf), so a step there shifts by its maximum,
+// as without a bound. Every observation 0: every bit of the run without a bound. Zeros at every third
+// step: the bound is used at the others, and the run agrees within the tolerance above.
+void sv_without_bound_at_zero_observations() {
+  const StochasticVolatility sv{StochasticVolatilityParams()};
+  const WithoutBound<StochasticVolatility> plain(sv);
+  const rsmc::Observations zeros = rsmc::test::observations_of(std::vector<double>(40, 0.0));
+  CHECK(same_run(run(sv, zeros), run(plain, zeros)));
+  rsmc::Observations some = data_of(sv);  // one component per step; step 10 (index 9) missing
+  for (std::size_t t = 1; t < some.values.size(); t += 3) some.values[t] = 0.0;
+  const rsmc::FilterResult with = run(sv, some), without = run(plain, some);
+  CHECK_FALSE(same_run(with, without));
+  REQUIRE(std::isfinite(without.log_likelihood));
+  CHECK(std::fabs(with.log_likelihood - without.log_likelihood) <= 1e-10 * std::fabs(without.log_likelihood));
 }
 
 // ---- the test cases' bodies ----
@@ -264,6 +284,10 @@ TEST_CASE("weigh_and_sum has the bits of weight_particles followed by moment_sum
 TEST_CASE("a useless or violated bound gives the bits of no bound; the shipped one only rounds differently",
           "[bound]") {
   likelihood_bound_test::filter_with_each_bound();
+}
+
+TEST_CASE("SV's bound is +inf at y = 0: those steps shift by their maximum", "[bound]") {
+  likelihood_bound_test::sv_without_bound_at_zero_observations();
 }
 
 TEST_CASE("invalid log-likelihoods with a bound: the same error and the same counts", "[bound]") {
