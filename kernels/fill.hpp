@@ -23,10 +23,17 @@ struct Fill {
 };
 }  // namespace fill_detail
 
-// view(i) = value for i < n (n <= view.extent(0)), in ExecutionSpace; not fenced.
+// view(i) = value for i < n (n <= view.extent(0)), on the instance exec; not fenced.
+template <class ExecutionSpace, class View>
+void fill(const ExecutionSpace& exec, const std::string& label, const View& view, std::size_t n,
+          typename View::const_value_type value) {
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), fill_detail::Fill<View>{view, value});
+}
+
+// The same on ExecutionSpace's default instance.
 template <class ExecutionSpace, class View>
 void fill(const std::string& label, const View& view, std::size_t n, typename View::const_value_type value) {
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecutionSpace>(0, n), fill_detail::Fill<View>{view, value});
+  fill(ExecutionSpace(), label, view, n, value);
 }
 
 }  // namespace rsmc::kernels

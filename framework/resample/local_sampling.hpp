@@ -54,6 +54,10 @@ template <class Ref, class Weight, class Generate>
 void forest_counts(const std::vector<Weight>& w, Generate&& generate, std::vector<std::uint64_t>& counts) {
   Kokkos::View<exact::u128*, Kokkos::HostSpace> lower;
   const exact::u128 total = lower_bounds(w, lower);
+  if (total == 0) {  // a rank without weight holds no points, and a forest needs a positive total
+    generate([](exact::u128) { past_the_end(LocalSampler::forest); });
+    return;
+  }
   kernels::RadixForest<exact::u128, HostExec, Ref> forest;
   forest.build(lower, total);
   const auto search = forest.sampler();

@@ -6,10 +6,6 @@ namespace rsmc::parallel_selection_detail {
 
 void check_inputs(Scheme scheme, LocalSampler sampler, const WheelShare& wheel, std::uint64_t samples,
                   std::uint64_t seed, std::uint64_t particles) {
-  if (sampler == LocalSampler::alias)
-    throw Error(
-        "--local-sampler alias: the data-parallel selection maps the scheme's points with search, forest or "
-        "butterfly; alias draws come from kernels/alias");
   if (wheel.total == 0) throw Error("resampling: every particle has zero weight");
   if (samples == 0) throw Error("resampling: 0 offspring requested; expected N >= 1");
   if (!rng::seed_is_valid(seed))
@@ -26,6 +22,9 @@ void check_inputs(Scheme scheme, LocalSampler sampler, const WheelShare& wheel, 
         "residual resampling supports fewer than 2^32 particles (the residual wheel N * T must fit in "
         "128 bits); got " +
         std::to_string(samples));
+  if (sampler == LocalSampler::alias && particles >= (std::uint64_t(1) << 32))
+    throw Error("--local-sampler alias: " + std::to_string(particles) +
+                " particles on one rank; the exact alias table takes at most 2^32 - 1");
   if (particles > 0 && wheel.local > exact::u128(particles) * ~std::uint64_t(0))
     throw Error("resampling: this rank's share of the wheel exceeds what " + std::to_string(particles) +
                 " fixed-point weights can add up to");

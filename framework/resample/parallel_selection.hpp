@@ -1,6 +1,6 @@
 // Offspring selection as data-parallel Kokkos kernels in the engine's execution space: the same
 // selections as select_offspring (framework/resample/selection.hpp), bit for bit, for every scheme
-// and every inverse-CDF local sampler, for any thread count and any chunk size.
+// and every local sampler, for any thread count and any chunk size.
 //
 // In: the rank's fixed-point weights (a View in the execution space's memory), its share of the
 // exact wheel, N, seed, step, scheme and local sampler. Out: the rank's first new id q and offspring
@@ -27,8 +27,10 @@
 //                 kernel can replace it, points in, ancestors out). Residual places the points after
 //                 each particle's deterministic copies. Counts are adjacent differences of the
 //                 offspring scan. The default on devices, and for forest and butterfly.
-// The alias sampler is not an inverse CDF of the points: kernels/alias provides it separately
-// (the hook is marked in select_offspring_parallel).
+// The alias sampler is not an inverse CDF of the points: the scheme gives only the rank's first id
+// and offspring count, and the ancestors are that many draws from an exact alias table of the rank's
+// fixed weights (kernels/alias: PSA build and sampling in the execution space; Run::alias). Like
+// select_offspring's alias, its results depend on the rank count (docs/reproducibility.md).
 //
 // fixed_weights_and_wheel() computes the fixed-point weights from the log-weights together with the
 // chunk totals, their scan and the rank's exact total, in one pass: with options.wheel_scanned the
@@ -50,6 +52,9 @@
 #include "framework/resample/selection.hpp"
 #include "framework/resample/selection_kernels.hpp"
 #include "framework/resample/sorted_multinomial.hpp"
+#include "kernels/alias/psa.hpp"
+#include "kernels/alias/sampling.hpp"
+#include "kernels/fill.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"
 
@@ -108,6 +113,7 @@ struct ParallelSelectionWorkspace {
   kernels::RadixForest<u128, ExecutionSpace, std::uint32_t> forest32;
   kernels::RadixForest<u128, ExecutionSpace, std::uint64_t> forest64;
   kernels::host::ButterflyWarpTable<u128> butterfly;  // host backends only
+  kernels::alias::AliasStorage<memory_space> alias;   // the alias sampler's table and its scratch
 
   // Which weights chunk_start holds the scan of, as fixed_weights_and_wheel left it.
   struct ScannedWheel {
@@ -334,14 +340,25 @@ struct Run {
     return host();
   }
 
-  SelectionShareResult evenly_spaced(bool stratified) {
+  EvenlySpacedPoints evenly_spaced_points(bool stratified) const {
+    return EvenlySpacedPoints(in.wheel.total, in.samples, in.seed, in.step, stratified);
+  }
+
+  // The rank's samples: those whose points fall in its slice (closed forms, O(log N) on the host).
+  SelectionShareResult evenly_spaced_share(const EvenlySpacedPoints& points) const {
     const WheelShare& wheel = in.wheel;
-    const EvenlySpacedPoints points(wheel.total, in.samples, in.seed, in.step, stratified);
     SelectionShareResult share;
     share.first_id = points.first_at_or_above(wheel.below, 0, in.samples, points.guess(wheel.below));
     const u128 top = wheel.below + wheel.local;
-    const std::uint64_t end = points.first_at_or_above(top, share.first_id, in.samples, points.guess(top));
-    share.offspring = end - share.first_id;
+    share.offspring = points.first_at_or_above(top, share.first_id, in.samples, points.guess(top)) - share.first_id;
+    return share;
+  }
+
+  SelectionShareResult evenly_spaced(bool stratified) {
+    const WheelShare& wheel = in.wheel;
+    const EvenlySpacedPoints points = evenly_spaced_points(stratified);
+    const SelectionShareResult share = evenly_spaced_share(points);
+    const std::uint64_t end = share.first_id + share.offspring;
     reserve_outputs(share.offspring);
     scan_wheel(in.fixed_weights.data());
     Kokkos::parallel_for(
@@ -409,12 +426,20 @@ struct Run {
     counts_from_ancestors(offspring);
   }
 
+  MultinomialTree multinomial_draw() const { return multinomial_tree(in.seed, in.step, in.samples, in.wheel.total); }
+
+  // The rank's samples: the draw's points below its slice and in it (O(log N) tree nodes each).
+  SelectionShareResult multinomial_share(const MultinomialTree& tree) const {
+    SelectionShareResult share;
+    share.first_id = multinomial_count_below(tree, in.wheel.below);
+    share.offspring = multinomial_count_below(tree, in.wheel.below + in.wheel.local) - share.first_id;
+    return share;
+  }
+
   SelectionShareResult multinomial() {
     const WheelShare& wheel = in.wheel;
-    const MultinomialTree tree = multinomial_tree(in.seed, in.step, in.samples, wheel.total);
-    SelectionShareResult share;
-    share.first_id = multinomial_count_below(tree, wheel.below);
-    share.offspring = multinomial_count_below(tree, wheel.below + wheel.local) - share.first_id;
+    const MultinomialTree tree = multinomial_draw();
+    const SelectionShareResult share = multinomial_share(tree);
     scan_wheel(in.fixed_weights.data());
     multinomial_points(tree, in.fixed_weights.data(), wheel.below, wheel.local, share.first_id, share.offspring,
                        share.offspring, false);
@@ -423,8 +448,17 @@ struct Run {
 
   // Residual: floor(N w_i / T) copies, then the multinomial draw of the remaining M samples on the
   // wheel of residuals (total M T), whose rank slice comes from two exact scans over the ranks.
+  struct ResidualShare {
+    MultinomialTree tree;        // the draw on the residual wheel
+    u128 below = 0, local = 0;   // the rank's slice of that wheel
+    std::uint64_t first = 0;     // the draw's points below the slice ...
+    std::uint64_t points = 0;    // ... and in it
+    SelectionShareResult share;  // copies and points together
+  };
+
+  // The division pass (ws.copies, ws.residual and their chunk scans) and the rank's share.
   template <class RankScan>
-  SelectionShareResult residual(RankScan& rank_scan) {
+  ResidualShare residual_share(RankScan& rank_scan) {
     const std::uint64_t n = chunks.n;
     ws.scanned = {};  // chunk_start is about to hold the residual wheel
     Workspace::reserve(ws.copies, n, "rsmc::select::copies");
@@ -435,19 +469,63 @@ struct Run {
                                          ws.residual.data(), ws.chunk_copies.data(), ws.chunk_total.data(), chunks});
     scan(ws.chunk_total.data(), ws.chunk_start.data(), "rsmc::select::residual_scan");
     scan(ws.chunk_copies.data(), ws.copies_start.data(), "rsmc::select::copies_scan");
-    const u128 residual_local = read(ws.chunk_start, nchunks, ws.host_u128);
+    ResidualShare r;
+    r.local = read(ws.chunk_start, nchunks, ws.host_u128);
     const std::uint64_t copies_local = read(ws.copies_start, nchunks, ws.host_u64);
     const exact::ScanTotal copies_scan = rank_scan(u128(copies_local));
-    const exact::ScanTotal residual_scan = rank_scan(residual_local);
+    const exact::ScanTotal residual_scan = rank_scan(r.local);
     const std::uint64_t remaining = in.samples - static_cast<std::uint64_t>(copies_scan.total);
-    const MultinomialTree tree = multinomial_tree(in.seed, in.step, remaining, residual_scan.total);
-    const std::uint64_t first = multinomial_count_below(tree, residual_scan.below);
-    const std::uint64_t points = multinomial_count_below(tree, residual_scan.below + residual_local) - first;
+    r.tree = multinomial_tree(in.seed, in.step, remaining, residual_scan.total);
+    r.below = residual_scan.below;
+    r.first = multinomial_count_below(r.tree, r.below);
+    r.points = multinomial_count_below(r.tree, r.below + r.local) - r.first;
+    r.share.first_id = static_cast<std::uint64_t>(copies_scan.below) + r.first;
+    r.share.offspring = copies_local + r.points;
+    return r;
+  }
+
+  template <class RankScan>
+  SelectionShareResult residual(RankScan& rank_scan) {
+    const ResidualShare r = residual_share(rank_scan);
+    multinomial_points(r.tree, ws.residual.data(), r.below, r.local, r.first, r.points, r.share.offspring, true);
+    return r.share;
+  }
+
+  // The alias sampler: the scheme fixes only the rank's offspring count; its ancestors are that many
+  // draws from the exact alias table of the rank's fixed weights. PSA builds Vose's table bit for bit
+  // (kernels/alias/psa.hpp), and draw d uses the stream id N + first_id + d, so this is
+  // select_offspring's add_alias_counts (local_sampling.cpp) in the execution space. Counts first
+  // (the draws' histogram, atomic integer increments), then the ancestors in local order.
+  template <class RankScan>
+  SelectionShareResult alias(RankScan& rank_scan) {
     SelectionShareResult share;
-    share.first_id = static_cast<std::uint64_t>(copies_scan.below) + first;
-    share.offspring = copies_local + points;
-    multinomial_points(tree, ws.residual.data(), residual_scan.below, residual_local, first, points, share.offspring,
-                       true);
+    switch (in.scheme) {
+      case Scheme::systematic:
+      case Scheme::stratified:
+        share = evenly_spaced_share(evenly_spaced_points(in.scheme == Scheme::stratified));
+        break;
+      case Scheme::multinomial:
+        share = multinomial_share(multinomial_draw());
+        break;
+      case Scheme::residual:
+        share = residual_share(rank_scan).share;
+        break;
+    }
+    const std::uint64_t n = chunks.n;
+    Workspace::reserve(ws.ancestor, share.offspring, "rsmc::select::ancestor");
+    Workspace::reserve(ws.counts, n, "rsmc::select::counts");
+    const auto counts = Kokkos::subview(ws.counts, std::make_pair(std::uint64_t(0), n));
+    if (share.offspring == 0) {  // a rank without offspring may hold only zero weights: no table to build
+      kernels::fill(exec, "rsmc::select::counts", counts, n, std::uint64_t(0));
+      return share;
+    }
+    const auto table = kernels::alias::build_alias(exec, in.fixed_weights, in.wheel.local, ws.alias);
+    kernels::alias::AliasSampleOptions draws;
+    draws.first_draw_id = in.samples + share.first_id;  // apart from every id a scheme's points use (< N)
+    kernels::alias::sample_counts(exec, table, share.offspring, in.seed, in.step, counts, draws);
+    Kokkos::parallel_scan(
+        "rsmc::select::alias_ancestors", over(n),
+        selection_kernels::AncestorsOfCounts{ws.counts.data(), ws.ancestor.data(), n, share.offspring, error});
     return share;
   }
 };
@@ -494,9 +572,6 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
                                                const ParallelSelectionOptions& options = {}) {
   const std::uint64_t n = in.fixed_weights.extent(0);
   parallel_selection_detail::check_inputs(in.scheme, in.sampler, in.wheel, in.samples, in.seed, n);
-  // Alias hook: the alias sampler keeps the scheme's per-rank offspring count (first_id and
-  // offspring as computed below) and draws the ancestors from an alias table (kernels/alias);
-  // check_inputs rejects it until that is wired in here.
   const std::uint64_t chunk = parallel_selection_detail::chunk_size<ExecutionSpace>(options.chunk);
   if (options.wheel_scanned &&
       !(ws.scanned.weights == in.fixed_weights.data() && ws.scanned.particles == n && ws.scanned.chunk == chunk))
@@ -515,19 +590,23 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
       nchunks,
       ws.error.data()};
   SelectionShareResult share;
-  switch (in.scheme) {
-    case Scheme::systematic:
-      share = run.evenly_spaced(false);
-      break;
-    case Scheme::stratified:
-      share = run.evenly_spaced(true);
-      break;
-    case Scheme::multinomial:
-      share = run.multinomial();
-      break;
-    case Scheme::residual:
-      share = run.residual(rank_scan);
-      break;
+  if (in.sampler == LocalSampler::alias) {
+    share = run.alias(rank_scan);
+  } else {
+    switch (in.scheme) {
+      case Scheme::systematic:
+        share = run.evenly_spaced(false);
+        break;
+      case Scheme::stratified:
+        share = run.evenly_spaced(true);
+        break;
+      case Scheme::multinomial:
+        share = run.multinomial();
+        break;
+      case Scheme::residual:
+        share = run.residual(rank_scan);
+        break;
+    }
   }
   exec.fence();
   int error = 0;

@@ -3,10 +3,10 @@
 //   1. fixed-point weights relative to the global max log-weight (exact integers, 64 fraction bits)
 //   2. this rank's total, the exclusive scan over ranks and the grand total: exact 128-bit integers
 //   3. selection on the exact wheel: offspring counts per local particle and the new id q of the
-//      first offspring; p-invariant by construction. Data-parallel kernels in the particles' execution
-//      space (parallel_selection.hpp) for every scheme with the search, forest and butterfly samplers;
-//      the serial host selection (selection.hpp) for the alias sampler and Algorithm 1. Both give the
-//      same bits (tests/unit/test_parallel_selection.cpp).
+//      first offspring; p-invariant by construction (the alias sampler's draws excepted). Data-parallel
+//      kernels in the particles' execution space (parallel_selection.hpp) for every scheme and local
+//      sampler; the serial host selection (selection.hpp) for Algorithm 1. The host selection is also
+//      the reference the kernels match bit for bit (tests/unit/test_parallel_selection.cpp).
 //   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication (the
 //      parallel selection writes the ancestors itself; after the host selection, a host pass)
 //   5. neighbour rebalancing (rebalance_plan.hpp): contiguous id ranges held outside the rank's
@@ -299,7 +299,8 @@ struct RouletteRequest {
   Selection* selection_out = nullptr;
 };
 
-// The selection by the serial host code (selection.hpp): the alias sampler and Algorithm 1.
+// The selection by the serial host code (selection.hpp): Algorithm 1 (every local sampler of the
+// scalable selection runs as data-parallel kernels: select_in_parallel).
 template <class MemorySpace>
 Selection select_on_host(MPI_Comm comm, const LoadBand& band, ParticleStore<MemorySpace>& store,
                          const RouletteRequest<MemorySpace>& request, ResampleWorkspace<MemorySpace>& ws) {
@@ -372,7 +373,7 @@ ResampleStats resample_roulette(MPI_Comm comm, const LoadBand& band, Layout& lay
   const bool algorithm1 = request.resampler == Resampler::roulette_algorithm1;
   ResampleWorkspace<MemorySpace> local_workspace;
   ResampleWorkspace<MemorySpace>& ws = request.workspace != nullptr ? *request.workspace : local_workspace;
-  const bool parallel = !algorithm1 && request.sampler != LocalSampler::alias;
+  const bool parallel = !algorithm1;  // every scheme and local sampler of the scalable selection
   Selection selection;
   {
     ScopedPhase timed(request.times, Phase::select);

@@ -410,4 +410,26 @@ struct CountsOfAncestors {
   }
 };
 
+// The alias sampler's ancestors from its counts, in local order: particle i's counts[i] offspring
+// at positions (offspring of the particles before i) + t, an exclusive scan over the particles. A
+// count that would write past `offspring`, or a total other than it, sets kPointsMismatch.
+struct AncestorsOfCounts {
+  using value_type = std::uint64_t;
+  const std::uint64_t* counts;
+  std::uint64_t* ancestor;
+  std::uint64_t particles, offspring;
+  int* error;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::uint64_t i, value_type& before, const bool final) const {
+    const std::uint64_t c = counts[i];
+    if (final) {
+      if (before > offspring || c > offspring - before || (i + 1 == particles && before + c != offspring)) {
+        report(error, kPointsMismatch);
+      } else {
+        for (std::uint64_t t = 0; t < c; ++t) ancestor[before + t] = i;
+      }
+    }
+    before += c;
+  }
+};
+
 }  // namespace rsmc::selection_kernels

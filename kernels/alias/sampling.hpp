@@ -36,6 +36,7 @@
 #include <type_traits>
 
 #include "kernels/alias/alias_table.hpp"
+#include "kernels/fill.hpp"
 
 namespace rsmc::kernels::alias {
 
@@ -279,7 +280,7 @@ void sample_counts(const Exec& exec, const AliasTable<Weight, Space>& table, std
   const std::uint64_t n = table.size();
   sampling_detail::check_draws(n, total_draws, options);
   sampling_detail::check_counts(counts_per_item, n);
-  Kokkos::deep_copy(exec, counts_per_item, std::uint64_t{0});
+  kernels::fill(exec, "rsmc::alias counts", counts_per_item, n, std::uint64_t{0});  // a kernel: see kernels/fill.hpp
   sampling_detail::baseline(exec, table, total_draws, seed, step, options,
                             sampling_detail::CountSink<Exec, CountsView>{counts_per_item});
 }
@@ -303,7 +304,7 @@ void sample_counts_sectioned(const Exec& exec, const AliasTable<Weight, Space>& 
   const std::uint64_t n = table.size();
   sampling_detail::check_draws(n, total_draws, options);
   sampling_detail::check_counts(counts_per_item, n);
-  Kokkos::deep_copy(exec, counts_per_item, std::uint64_t{0});
+  kernels::fill(exec, "rsmc::alias counts", counts_per_item, n, std::uint64_t{0});  // a kernel: see kernels/fill.hpp
   sampling_detail::sectioned(exec, table, total_draws, seed, step, options,
                              sampling_detail::CountSink<Exec, CountsView>{counts_per_item});
 }

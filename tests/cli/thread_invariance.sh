@@ -43,8 +43,8 @@ for i in "${!models[@]}"; do
   rm -f "${files[@]}"
 done
 
-# alias (PSA construction and sectioned sampling run in the execution space): identical across
-# thread counts at a fixed rank count.
+# alias (the exact PSA table and the draws' counts are built by threads in the execution space:
+# parallel_selection.hpp, Run::alias): identical across thread counts at a fixed rank count.
 for scheme in "${schemes[@]}"; do
   files=()
   run_threads "alias_$scheme" 2 --model stochastic_volatility --particles 5003 --steps 8 --seed 3 \

@@ -1,5 +1,5 @@
 // The data-parallel selection (framework/resample/parallel_selection.hpp) on real ranks: on every
-// rank, for every scheme and the search, forest and butterfly samplers, the same first id,
+// rank, for every scheme and local sampler (alias included), the same first id,
 // offspring count, counts and ancestors as the serial select_offspring over the same communicator
 // (residual's exact scans run through MPI here, which the unit test simulates). Weight patterns
 // include zero runs that leave some ranks without weight, and one weight that takes everything.
@@ -65,8 +65,10 @@ TEST_CASE("parallel selection equals select_offspring on every rank", "[mpi][par
       in.samples = n;
       in.seed = 5;
       in.step = 11;
-      const rsmc::Selection reference = rsmc::select_offspring(scheme, in, MPI_COMM_WORLD);
-      for (const LocalSampler sampler : {LocalSampler::search, LocalSampler::forest, LocalSampler::butterfly}) {
+      for (const LocalSampler sampler :
+           {LocalSampler::search, LocalSampler::forest, LocalSampler::butterfly, LocalSampler::alias}) {
+        in.sampler = sampler;
+        const rsmc::Selection reference = rsmc::select_offspring(scheme, in, MPI_COMM_WORLD);
         const rsmc::ParallelSelectionInputs<Exec::memory_space> pin{device_w, in.wheel, n, 5, 11, scheme, sampler};
         rsmc::ParallelSelectionOptions options;
         options.counts = true;

@@ -1,6 +1,6 @@
 // The data-parallel selection (framework/resample/parallel_selection.hpp) against the serial
 // reference select_offspring (framework/resample/selection.hpp): the same first id, offspring
-// count, counts per particle and ancestors, for every scheme, every inverse-CDF local sampler, both
+// count, counts per particle and ancestors, for every scheme, every local sampler (alias included), both
 // paths (merge walk, point lookup), chunk sizes from 1 to the default, with and without counts, on
 // random weight vectors (zeros, the maximum 2^64 - 1, a single huge weight among tiny ones, n = 1,
 // N unrelated to n) cut into slices as ranks hold them. Residual's scans over the ranks are
@@ -27,6 +27,7 @@
 #include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
 #include "framework/resample/evenly_spaced_points.hpp"
+#include "framework/resample/local_sampling.hpp"
 #include "framework/resample/multinomial_cursor.hpp"
 #include "framework/resample/parallel_selection.hpp"
 #include "framework/resample/selection.hpp"
@@ -91,13 +92,15 @@ struct Draw {
   std::uint32_t step;
 };
 
-RankSelection serial(Scheme scheme, const RankSlice& slice, const Draw& d) {
+RankSelection serial(Scheme scheme, const RankSlice& slice, const Draw& d,
+                     LocalSampler sampler = LocalSampler::search) {
   rsmc::SelectionInputs in;
   in.fixed_weights = &slice.w;
   in.wheel = slice.wheel;
   in.samples = d.samples;
   in.seed = d.seed;
   in.step = d.step;
+  in.sampler = sampler;
   const rsmc::Selection s = rsmc::select_offspring(scheme, in, MPI_COMM_SELF);
   return {s.first_id, s.offspring, s.counts, expand(s.counts)};
 }
@@ -187,6 +190,9 @@ std::vector<Setup> setups() {
         all.push_back({sampler, path, chunk, chunk != 3});
     }
   all.push_back({LocalSampler::search, SelectionPath::automatic, 0, true});
+  // The alias sampler has no path (its draws are not points); chunks still cut residual's split.
+  for (std::uint64_t chunk : {std::uint64_t(1), std::uint64_t(0)})
+    for (bool counts : {false, true}) all.push_back({LocalSampler::alias, SelectionPath::automatic, chunk, counts});
   return all;
 }
 
@@ -196,6 +202,16 @@ std::string describe(Scheme scheme, const Setup& s) {
                                                              : "automatic";
   return std::string(rsmc::scheme_name(scheme)) + ", " + rsmc::local_sampler_name(s.sampler) + ", " + path +
          ", chunk " + std::to_string(s.chunk) + (s.counts ? ", counts" : "");
+}
+
+// The alias sampler's selection of a slice: the scheme's share (first id and offspring, from the
+// inverse-CDF reference) and that many draws by select_offspring's host code (add_alias_counts:
+// Vose's table, draw ids N + first id + d).
+RankSelection alias_reference(const RankSelection& share, const RankSlice& slice, const Draw& d) {
+  RankSelection r{share.first_id, share.offspring, std::vector<std::uint64_t>(slice.w.size(), 0), {}};
+  rsmc::add_alias_counts(slice.w, r.offspring, d.seed, d.step, d.samples + r.first_id, r.counts);
+  r.ancestors = expand(r.counts);
+  return r;
 }
 
 // Every scheme and setup on every slice of `all` must give the serial selection of that slice.
@@ -224,15 +240,18 @@ void check_all(const std::vector<std::uint64_t>& all, std::size_t ranks, const D
       } else {
         reference = serial(scheme, slice, d);
       }
+      const RankSelection alias = alias_reference(reference, slice, d);
+      if (scheme != Scheme::residual) CHECK(serial(scheme, slice, d, LocalSampler::alias) == alias);
       for (const Setup& setup : setups()) {
         INFO(describe(scheme, setup) << "; slice " << k << " of " << slices.size() << ", " << slice.w.size()
                                      << " particles, N = " << d.samples << ", seed " << d.seed);
+        const RankSelection& expected = setup.sampler == LocalSampler::alias ? alias : reference;
         RankSelection got = parallel(scheme, slice, d, setup, simulated.for_rank(k), ws);
-        if (!setup.counts) got.counts = reference.counts;
-        CHECK(got.first_id == reference.first_id);
-        CHECK(got.offspring == reference.offspring);
-        CHECK(got.counts == reference.counts);
-        CHECK(got.ancestors == reference.ancestors);
+        if (!setup.counts) got.counts = expected.counts;
+        CHECK(got.first_id == expected.first_id);
+        CHECK(got.offspring == expected.offspring);
+        CHECK(got.counts == expected.counts);
+        CHECK(got.ancestors == expected.ancestors);
       }
       begin += slice.w.size();
       first_id += reference.offspring;
@@ -306,9 +325,6 @@ TEST_CASE("parallel selection rejects bad input with a clear error", "[parallel_
   in.samples = 4;
   rsmc::ParallelSelectionWorkspace<Exec> ws;
   auto select = [&] { return rsmc::select_offspring_parallel(Exec(), in, MPI_COMM_SELF, ws); };
-  in.sampler = LocalSampler::alias;
-  CHECK_THROWS_WITH(select(), Catch::Contains("alias"));
-  in.sampler = LocalSampler::search;
   in.wheel.total = 0;
   CHECK_THROWS_WITH(select(), Catch::Contains("zero weight"));
   in.wheel = rsmc::WheelShare{0, 12, 12};
@@ -317,6 +333,9 @@ TEST_CASE("parallel selection rejects bad input with a clear error", "[parallel_
   in.seed = 1;
   in.wheel.local = 11;  // the weights add up to 12
   CHECK_THROWS_WITH(select(), Catch::Contains("do not add up"));
+  in.sampler = LocalSampler::alias;  // its table checks the total itself
+  CHECK_THROWS_WITH(select(), Catch::Contains("not the sum"));
+  in.sampler = LocalSampler::search;
   in.wheel.local = 12;
   in.scheme = Scheme::residual;
   in.samples = std::uint64_t(1) << 32;
