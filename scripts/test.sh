@@ -85,8 +85,11 @@ kokkos_openmp() {
   # cli/thread_invariance (every model, scheme and sampler at 1, 2 and 3 threads on 1 and 3 ranks)
   # and unit/test_parallel_selection@threads=2,3. Running every multi-rank test at 2 threads per rank
   # is not possible on CI's 2 cores: ranks x threads then exceed the cores, and a run of many small
-  # kernels waits at every kernel's barrier for a descheduled thread (cli/pmmh_checkpoint, 47 s at
-  # 1 thread, did not end in 600 s at 2 threads on 2 ranks). Idle OpenMP threads sleep
+  # kernels waits at every kernel's barrier for a descheduled thread. Measured 2026-11-27 (idle
+  # threads sleeping): the whole suite took 905 s at 1 thread and 1,485 s at 2; cli/pmmh_checkpoint
+  # 34 s at 1 thread, 86 s at 2 alone and 421 s at 2 beside a one-core build (as the background
+  # builds run here; its limit is 600 s); slurm/jobscripts failed at 2 (scancel's signal to the
+  # pmmh job: "Invalid job id"). Idle OpenMP threads sleep
   # (OMP_WAIT_POLICY=passive) in the oversubscribed tests (mpi/rsmc_mpi_tests@3 at 2 threads: 25 s
   # passive, over 100 s spinning); it changes no result. Kokkos' warning that ranks x threads
   # oversubscribe the cores (deliberate here) is off: tests that require a refusal to be one line on
