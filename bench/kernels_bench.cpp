@@ -73,21 +73,15 @@ enum class Kernel {
   alias_psa_plus,
   alias_baseline,
   alias_sectioned,
+  alias_psa_device,
   std_discrete,
   rng
 };
 
-const Kernel kAllKernels[] = {Kernel::binary_search,
-                              Kernel::cutpoint,
-                              Kernel::forest,
-                              Kernel::butterfly,
-                              Kernel::alias_vose,
-                              Kernel::alias_psa,
-                              Kernel::alias_psa_plus,
-                              Kernel::alias_baseline,
-                              Kernel::alias_sectioned,
-                              Kernel::std_discrete,
-                              Kernel::rng};
+const Kernel kAllKernels[] = {Kernel::binary_search,    Kernel::cutpoint,       Kernel::forest,
+                              Kernel::butterfly,        Kernel::alias_vose,     Kernel::alias_psa,
+                              Kernel::alias_psa_plus,   Kernel::alias_baseline, Kernel::alias_sectioned,
+                              Kernel::alias_psa_device, Kernel::std_discrete,   Kernel::rng};
 
 const char* kernel_name(Kernel k) {
   switch (k) {
@@ -109,6 +103,8 @@ const char* kernel_name(Kernel k) {
       return "alias-baseline";
     case Kernel::alias_sectioned:
       return "alias-sectioned";
+    case Kernel::alias_psa_device:
+      return "alias-psa-device";
     case Kernel::std_discrete:
       return "std-discrete";
     case Kernel::rng:
@@ -318,6 +314,8 @@ class Bench {
       case Kernel::alias_baseline:
       case Kernel::alias_sectioned:
         return alias_sample(kernel, threads);
+      case Kernel::alias_psa_device:
+        return alias_build_device();
       case Kernel::std_discrete:
         return std_discrete();
       case Kernel::rng:
@@ -344,6 +342,7 @@ class Bench {
       case Kernel::alias_psa_plus:
       case Kernel::alias_baseline:
       case Kernel::alias_sectioned:
+      case Kernel::alias_psa_device:
         return sizeof(kernels::alias::AliasRow<std::uint64_t>) * n;
       case Kernel::std_discrete:
         return 16 * n;  // libstdc++: probabilities and their partial sums
@@ -570,6 +569,52 @@ class Bench {
     return {sample};
   }
 
+  // PSA in the build's default execution space (the GPU of a CUDA build), as the engine's alias
+  // sampler calls it: the weights already there, the total given, the storage reused. Its floor is a
+  // copy of the table's bytes within that space's memory (the bandwidth floor of a build that writes
+  // the table once). The table is copied back (untimed), checked exact, and hashed: PSA's table is
+  // Vose's, so the hash must equal alias-vose's and alias-psa's.
+  std::vector<Phase> alias_build_device() {
+    using Exec = Kokkos::DefaultExecutionSpace;
+    using Space = Exec::memory_space;
+    const Exec exec;
+    Phase build = build_phase(Kernel::alias_psa_device);
+    const auto uninitialised = [](const char* label) {
+      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+    };
+    Kokkos::View<std::uint64_t*, Space> weights(uninitialised("rsmc::bench::device_weights"), n_);
+    Kokkos::deep_copy(weights, w64_);
+    kernels::alias::AliasStorage<Space> storage;
+    const kernels::alias::PsaOptions options;  // the engine's: PSA
+    const exact::u128 total = kernels::alias::alias_total(exec, weights, storage);
+    auto table = kernels::alias::build_alias(exec, weights, total, storage, options);  // sizes the storage
+    Kokkos::View<unsigned char*, Space> from(uninitialised("rsmc::bench::floor_from"), build.copy_bytes),
+        to(uninitialised("rsmc::bench::floor_to"), build.copy_bytes);
+    Kokkos::deep_copy(from, static_cast<unsigned char>(1));
+    build.inner = inner_calls(build.items);
+    for (int r = 0; r < plan_.repeats; ++r) {
+      double start = now_seconds();
+      for (int i = 0; i < build.inner; ++i) Kokkos::deep_copy(exec, to, from);
+      exec.fence();
+      build.copy_seconds.push_back((now_seconds() - start) / build.inner);
+      start = now_seconds();
+      for (int i = 0; i < build.inner; ++i) table = kernels::alias::build_alias(exec, weights, total, storage, options);
+      exec.fence();
+      build.seconds.push_back((now_seconds() - start) / build.inner);
+      if (verbose_)
+        std::fprintf(stderr, "  build n = %llu on %s: repeat %d/%d: %.6e s, copy %.6e s\n",
+                     static_cast<unsigned long long>(n_), Exec::name(), r + 1, plan_.repeats, build.seconds.back(),
+                     build.copy_seconds.back());
+    }
+    AliasTable host_table;
+    host_table.rows = Kokkos::create_mirror_view_and_copy(HostSpace(), table.rows);
+    host_table.capacity = table.capacity;
+    host_table.total = table.total;
+    check_alias_table(Kernel::alias_psa_device, host_table);
+    build.table_hash = rows_hash(host_table);
+    return {build};
+  }
+
   std::vector<Phase> std_discrete() {
     Phase build = build_phase(Kernel::std_discrete), sample = sample_phase(Kernel::std_discrete, "mt19937_64");
     std::discrete_distribution<std::uint64_t> dist;
@@ -614,7 +659,8 @@ bool is_threaded(Kernel k) {
 void print_skipped(Kernel kernel, const std::string& head, const std::string& common, const std::string& tail,
                    const std::string& reason) {
   const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned && kernel != Kernel::rng;
-  const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa && kernel != Kernel::alias_psa_plus;
+  const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa &&
+                       kernel != Kernel::alias_psa_plus && kernel != Kernel::alias_psa_device;
   for (const char* phase : {"build", "sample"})
     if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
       std::fputs(
@@ -684,7 +730,9 @@ void KernelsBench::add_to(CLI::App& app) {
       "(untimed) to return the binary-search index of every sample; alias tables (exact, from the same weights as "
       "64-bit integers) are checked to give every item exactly n times its weight back; alias-psa-plus at n = 1e7 "
       "on 1 or 2 threads also reports its ratio to wrs (Huebschle-Schneider and Sanders' CPU PSA+) measured on "
-      "the development machine. Sampling includes the random number generation (one Philox4x32-10 block per sample; "
+      "the development machine. alias-psa-device builds the engine's PSA table in the build's default execution space "
+      "(the GPU of a CUDA build; its floor is a copy of the table's bytes in that memory). Sampling includes the "
+      "random number generation (one Philox4x32-10 block per sample; "
       "std-discrete: std::mt19937_64). Each phase is timed --repeats times after a std::memcpy of its bytes (build: "
       "the structure; sample: 8 bytes per sample). One JSON line per (n, weights, kernel, phase) on stdout and "
       "nothing else; see docs/performance.md.");
@@ -744,8 +792,13 @@ int KernelsBench::run(MPI_Comm comm) const {
                 ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) +
                 "\",\"exponent\":" + (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
                 ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
-                ",\"threads\":" + std::to_string(threads) +
-                ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name());
+                ",\"threads\":" +
+                std::to_string(kernel == Kernel::alias_psa_device ? Kokkos::DefaultExecutionSpace().concurrency()
+                                                                  : threads) +
+                ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name()) +
+                (kernel == Kernel::alias_psa_device
+                     ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
+                     : std::string());
             const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
             const std::string reason = bench.skip_reason(kernel);
             if (!reason.empty()) {

@@ -28,6 +28,9 @@
 #include "drivers/simulate_command.hpp"
 #include "drivers/smooth_command.hpp"
 #include "drivers/version.hpp"
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+#include "kernels/cuda/cuda_kernels.hpp"
+#endif
 
 namespace {
 
@@ -159,6 +162,29 @@ int run(int argc, char** argv, MPI_Comm comm) {
 
 namespace rsmc::drivers {
 
+namespace {
+
+// A Kokkos CUDA build initialises CUDA in Kokkos::initialize, which aborts with a stack of messages
+// when no GPU is visible; say it in one line first. Always true in a build without CUDA.
+bool gpu_visible_if_needed() {
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+  std::string why;
+  if (kernels::cuda::device_count(&why) > 0) return true;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::fprintf(stderr,
+                 "rsmc: error: this rsmc is built for CUDA and sees no GPU (%s); run it where a GPU is visible "
+                 "(--device host still needs one to start), or use a host build (docs/building.md)\n",
+                 why.c_str());
+  return false;
+#else
+  return true;
+#endif
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
   install_checkpoint_signals();  // before the seconds of start-up (checkpoint_signals.hpp)
   MPI_Init(&argc, &argv);
@@ -169,6 +195,10 @@ int run_cli(int argc, char** argv) {
     (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : rsmc_args).push_back(argv[i]);
   int kokkos_argc = static_cast<int>(kokkos_args.size());
   kokkos_args.push_back(nullptr);
+  if (!gpu_visible_if_needed()) {
+    MPI_Finalize();
+    return 1;
+  }
   Kokkos::initialize(kokkos_argc, kokkos_args.data());
   const int code = run(static_cast<int>(rsmc_args.size()), rsmc_args.data(), MPI_COMM_WORLD);
   Kokkos::finalize();

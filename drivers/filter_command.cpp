@@ -111,6 +111,11 @@ void FilterCommand::add_to(CLI::App& app) {
                                  "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
                                  "io; maximum over ranks) and the resampling traffic");
   o_verbose->excludes(o_quiet);
+  auto* o_device =
+      app.add_option("--device", device,
+                     "Where the particles live and the filter runs: host (CPU threads) or cuda (the GPU), in a build "
+                     "for a GPU, which holds both. Default: cuda in a GPU build, host otherwise. Results are "
+                     "identical on both; the result file records which ran");
   auto* o_progress = app.add_flag("--progress", show_progress,
                                   "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
                                   "it is not a terminal (default: only on a terminal)");
@@ -138,6 +143,7 @@ void FilterCommand::add_to(CLI::App& app) {
   config_keys.boolean("quiet", quiet, o_quiet);
   config_keys.boolean("verbose", verbose, o_verbose);
   config_keys.boolean("progress", show_progress, o_progress);
+  config_keys.text("device", device, o_device, {"host", "cuda"});
   trace.add_to(app, config_keys);  // --trace, --trace-every (and their keys, listed last)
 }
 

@@ -39,6 +39,7 @@ struct FilterCommand {
   bool quiet = false;
   bool verbose = false;            // --verbose: time per phase and resampling traffic
   bool show_progress = false;      // --progress: the progress line even off a terminal
+  std::string device;              // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
   long long checkpoint_every = 0;  // steps between checkpoints; 0: only on a signal
   std::string checkpoint_dir = "checkpoints";
   long long keep_checkpoints = 2;       // the newest K checkpoints are kept
@@ -74,9 +75,12 @@ struct FilterCommand {
   // Applies --config and the checkpoint's settings, then runs the registered model named --model
   // (drivers/model_registry.hpp). Returns the exit code; throws rsmc::Error on bad input.
   int run(MPI_Comm comm);
-  // The run itself for one model type (drivers/filter_run.hpp); called through the registry.
+  // The run itself for one model type (drivers/filter_run.hpp); called through the registry. It
+  // runs on the execution space --device names (run_on).
   template <class Model>
   int run_model(MPI_Comm comm, Model model);
+  template <class Model, class ExecutionSpace>
+  int run_on(MPI_Comm comm, Model model);
   // The model's parameters as text (result attributes, checkpoint identity): the model's own
   // params().describe() where it has one, else the [parameters] the configuration gave.
   template <class Model>

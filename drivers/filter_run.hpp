@@ -25,6 +25,7 @@
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
 #include "drivers/component_names.hpp"
+#include "drivers/device_choice.hpp"
 #include "drivers/exact_log_likelihood.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/progress_line.hpp"
@@ -49,10 +50,12 @@ std::string FilterCommand::parameters_text(const Model& model_instance) const {
     return model_parameters.describe();
 }
 
-// One `rsmc filter` run of a model: the steps of FilterCommand::run_model, sharing the run's state.
-// Every member is called on every rank.
-template <class Model>
+// One `rsmc filter` run of a model on an execution space (--device): the steps of
+// FilterCommand::run_model, sharing the run's state. Every member is called on every rank.
+template <class Model, class ExecutionSpace = Kokkos::DefaultExecutionSpace>
 class FilterRun {
+  using Filter = BootstrapFilter<Model, ExecutionSpace>;
+
  public:
   FilterRun(const FilterCommand& command, MPI_Comm comm, Model model)
       : command_(command), comm_(comm), model_(std::move(model)), parameters_(command.parameters_text(model_)) {
@@ -89,7 +92,7 @@ class FilterRun {
 
   // Whether the particles fit in memory, before any is allocated (memory_preflight.hpp). Collective.
   void check_memory() const {
-    check_filter_memory<typename BootstrapFilter<Model>::memory_space>(comm_, options_.particles, model_.state_dim());
+    check_filter_memory<typename Filter::memory_space>(comm_, options_.particles, model_.state_dim());
   }
 
   // --restart: the checkpoint must belong to this run (everything that changes results matches; its
@@ -115,6 +118,7 @@ class FilterRun {
     std::printf("rsmc %s filter: model %s (state dim %d), %llu particles on %d rank%s, %d steps, seed %llu\n", kVersion,
                 Model::name, model_.state_dim(), static_cast<unsigned long long>(options_.particles), ranks_,
                 ranks_ == 1 ? "" : "s", steps_, static_cast<unsigned long long>(options_.seed));
+    std::printf("device: %s (Kokkos::%s)\n", resolve_device(c.device).c_str(), ExecutionSpace::name());
     std::printf("observations: %s\n", c.data.empty() ? "simulated from the model (no --data given)" : c.data.c_str());
     std::printf("resampling: %s scheme, %s resampler, %s local sampler%s\n", c.resampling.c_str(), c.resampler.c_str(),
                 c.local_sampler.c_str(),
@@ -213,12 +217,16 @@ class FilterRun {
     if (command_.output.empty()) return;
     run_on_root(comm_, [&] {
       ResultAttributes attributes;
-      attributes.text = {{"rsmc_version", kVersion},
-                         {"model", Model::name},
-                         {"configuration", command_.configuration_text(ranks_, steps_)},
-                         {"parameters", parameters_},
-                         {"local_sampler", local_sampler_name(options_.local_sampler)},
-                         {"state_names", joined(state_names(model_))}};
+      attributes.text = {
+          {"rsmc_version", kVersion},
+          {"model", Model::name},
+          {"configuration", command_.configuration_text(ranks_, steps_)},
+          {"parameters", parameters_},
+          {"local_sampler", local_sampler_name(options_.local_sampler)},
+          {"device", resolve_device(command_.device)},
+          {"execution_space", ExecutionSpace::name()},
+          {"rebalance_transport", rebalance_transport_name(rebalance_transport_for<typename Filter::memory_space>())},
+          {"state_names", joined(state_names(model_))}};
       // p_invariant = 0: the datasets depend on the number of ranks (--local-sampler alias).
       attributes.integers = {{"ranks", ranks_},
                              {"particles", static_cast<long long>(options_.particles)},
@@ -328,7 +336,7 @@ class FilterRun {
   int steps_ = 0;                   // the steps to filter (--steps, or all of the data)
   std::vector<double> true_state_;  // x_1..x_T when known
 
-  std::optional<BootstrapFilter<Model>> filter_;
+  std::optional<Filter> filter_;
   RunProgress progress_;
   std::unique_ptr<TraceWriter> trace_writer_;
   std::optional<ProgressLine> line_;
@@ -340,7 +348,17 @@ class FilterRun {
 
 template <class M>
 int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
-  FilterRun<M> run(*this, comm, std::move(model_instance));
+  std::string resolved;
+  run_collectively(comm, [&] { resolved = resolve_device(device); });
+  // The host's instantiation exists only where it differs from the default (a device build).
+  if constexpr (kBuildHasDevice)
+    if (resolved == "host") return run_on<M, Kokkos::DefaultHostExecutionSpace>(comm, std::move(model_instance));
+  return run_on<M, Kokkos::DefaultExecutionSpace>(comm, std::move(model_instance));
+}
+
+template <class M, class ExecutionSpace>
+int FilterCommand::run_on(MPI_Comm comm, M model_instance) {
+  FilterRun<M, ExecutionSpace> run(*this, comm, std::move(model_instance));
   // Before the first collective, so that every rank has its handlers once the banner is out: job
   // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. A signal
   // that arrives before the first step is honoured after it.

@@ -4,13 +4,14 @@
 # x86-64 machine that has only an NVIDIA driver, and writes under --out:
 #   gpu-check.log        everything the steps printed (tails of long outputs)
 #   gpu-check.json       date, device, driver, kit, each step's status and seconds, each comparison
-#   compare.tsv          one line per host-vs-GPU comparison: run, ranks, result, seconds
+#   compare.tsv          one line per host-vs-GPU comparison: run, ranks, device, result, seconds
 #   bench-kernels.jsonl  `rsmc bench kernels` JSON lines
 #   bench-e2e.jsonl      `rsmc bench e2e` JSON lines (SV and linear Gaussian at N = 1e6, 1e7, 1e8)
 # Steps: nvidia-smi; the host-vs-GPU comparison (every run of expected/runs.txt on every rank count
-# of expected/ranks, with the kit's rsmc, whose Kokkos default execution space is Cuda, compared byte
-# for byte with the host reference file through h5_datasets_equal, /resampling_traffic ignored as in
-# scripts/compare-outputs.sh; at most 180 s); the CUDA test executables (exit 77 = skipped: no
+# of expected/ranks, with the kit's rsmc on both of its devices, --device cuda and --device host (the
+# same binary's host instantiation), each compared byte for byte with the host build's reference
+# file through h5_datasets_equal, /resampling_traffic ignored as in scripts/compare-outputs.sh; at
+# most 180 s); the CUDA test executables (exit 77 = skipped: no
 # usable GPU); the benchmarks. A failing, crashing or differing step is recorded and the script goes on. Each
 # step runs under `timeout`, cut to what is left of --budget, so the whole script ends within it.
 #
@@ -49,6 +50,9 @@ if [ -z "$rsmc" ]; then
   rsmc=$kit/bin/rsmc
   [ "$dry_run" = 1 ] && rsmc=$(cat "$kit/expected/reference-rsmc")
 fi
+# The kit's rsmc holds both devices; the reference build (--dry-run) has only the host.
+devices=(cuda host)
+[ "$dry_run" = 1 ] && devices=(host)
 [ -x "$rsmc" ] || die "rsmc '$rsmc' is not an executable (--dry-run: pass the host build's with --rsmc)"
 mkdir -p "$out" || die "cannot create --out '$out'"
 out=$(cd "$out" && pwd)
@@ -145,12 +149,15 @@ step_cuda_tests() {
   done
 }
 
-# compare_one TAG P ARGS...: one host-vs-GPU comparison; writes TAG-pP.result (result, seconds)
+# compare_one TAG P DEVICE LIMIT ARGS...: one host-vs-GPU comparison; writes TAG-pP-DEVICE.result
 compare_one() {
-  local tag=$1 p=$2 limit=$3 name=$1-p$2 result
-  shift 3
-  local file=$work/cmp/$name.h5 ref=$kit/expected/$name.h5
-  timed "$limit" "$file.log" "${mpirun[@]}" -n "$p" "$rsmc" filter "$@" --quiet --output "$file" --overwrite
+  local tag=$1 p=$2 dev=$3 limit=$4 name=$1-p$2-$3 result
+  shift 4
+  local file=$work/cmp/$name.h5 ref=$kit/expected/$tag-p$p.h5
+  # Its own checkpoint directory: a run stopped by its time limit (SIGTERM) checkpoints, and a
+  # directory shared with later runs would make them refuse to start.
+  timed "$limit" "$file.log" "${mpirun[@]}" -n "$p" "$rsmc" filter "$@" --device "$dev" --quiet --output "$file" \
+    --overwrite --checkpoint-dir "$file.checkpoints"
   if [ ! -f "$ref" ]; then
     result=no-reference
   elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -162,43 +169,45 @@ compare_one() {
   else
     result=different
   fi
-  printf '%s\t%s\t%s\t%s\n' "$tag" "$p" "$result" "$took" > "$work/cmp/$name.result"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$tag" "$p" "$dev" "$result" "$took" > "$work/cmp/$name.result"
 }
 
 # the comparisons: at most 180 s of the budget (a run that has not started by then is not-run), 60 s a run
 # first_lines LOG: the first lines of a run's output that are not OpenMPI's frame (the cause, usually)
 first_lines() { grep -v -e '^--*$' -e '^ *$' "$1" 2> /dev/null | head -n 4 | cut -c1-300 | tr '\n' ' '; }
 step_compare() {
-  local tag argline p args t0=$SECONDS stop
+  local tag argline p args t0=$SECONDS stop dev
   stop=$((SECONDS + $(left 180)))
   mkdir -p "$work/cmp"
   while IFS=$'\t' read -r tag argline; do
     read -r -a args <<< "${argline//@INPUTS@/$kit/expected}"
     for p in $(cat "$kit/expected/ranks"); do
-      while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
-      if ((stop - SECONDS < 5)); then
-        printf '%s\t%s\tnot-run\t0\n' "$tag" "$p" > "$work/cmp/$tag-p$p.result"
-        continue
-      fi
-      compare_one "$tag" "$p" "$(left $((stop - SECONDS < 60 ? stop - SECONDS : 60)))" "${args[@]}" &
+      for dev in "${devices[@]}"; do
+        while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+        if ((stop - SECONDS < 5)); then
+          printf '%s\t%s\t%s\tnot-run\t0\n' "$tag" "$p" "$dev" > "$work/cmp/$tag-p$p-$dev.result"
+          continue
+        fi
+        compare_one "$tag" "$p" "$dev" "$(left $((stop - SECONDS < 60 ? stop - SECONDS : 60)))" "${args[@]}" &
+      done
     done
   done < "$kit/expected/runs.txt"
   wait
   cat "$work"/cmp/*.result | sort > "$out/compare.tsv"
   local f
   for f in "$work"/cmp/*.result; do
-    case $(cut -f3 "$f") in
+    case $(cut -f4 "$f") in
       identical) ;;
       different) say "  DIFFER $(basename "$f" .result): $(head -c 600 "${f%.result}.h5.cmp")" ;;
       not-run) ;;
-      *) say "  $(cut -f3 "$f" | tr a-z A-Z) $(basename "$f" .result): $(first_lines "${f%.result}.h5.log")" ;;
+      *) say "  $(cut -f4 "$f" | tr a-z A-Z) $(basename "$f" .result): $(first_lines "${f%.result}.h5.log")" ;;
     esac
   done
   local total identical
   total=$(wc -l < "$out/compare.tsv")
-  identical=$(cut -f3 "$out/compare.tsv" | grep -c '^identical$')
+  identical=$(cut -f4 "$out/compare.tsv" | grep -c '^identical$')
   local counts
-  counts=$(cut -f3 "$out/compare.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+  counts=$(cut -f4 "$out/compare.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
   record compare "$([ "$total" -gt 0 ] && [ "$identical" = "$total" ] && echo pass || echo fail)" \
     $((SECONDS - t0)) "$total runs: $counts"
 }
@@ -218,10 +227,13 @@ step_bench() { # step_bench NAME OUTFILE LIMIT ARGS...
 step_benches() {
   : > "$out/bench-kernels.jsonl"
   : > "$out/bench-e2e.jsonl"
-  local sizes=(1e6 1e7 1e8) kernel_sizes=1e5,1e6 n repeats=3
-  [ "$dry_run" = 1 ] && sizes=(1e3 1e4) kernel_sizes=1e3 repeats=1
+  local sizes=(1e6 1e7 1e8) kernel_sizes=1e5,1e6 device_sizes=1e7 n repeats=3
+  [ "$dry_run" = 1 ] && sizes=(1e3 1e4) kernel_sizes=1e3 device_sizes=1e4 repeats=1
   step_bench bench-kernels "$out/bench-kernels.jsonl" 60 kernels --sizes "$kernel_sizes" --weights power-law \
-    --kernels binary-search,forest,butterfly,alias-psa,alias-sectioned --repeats 3
+    --kernels binary-search,forest,butterfly,alias-psa,alias-sectioned,alias-psa-device --repeats 3
+  # The engine's alias table built on the GPU at n = 10^7 (issue 15's target: within 2x the floor).
+  step_bench bench-kernels-device "$out/bench-kernels.jsonl" 60 kernels --sizes "$device_sizes" \
+    --weights uniform,power-law --kernels alias-psa-device --repeats 5
   for n in "${sizes[@]}"; do
     step_bench "bench-e2e-$n" "$out/bench-e2e.jsonl" 120 e2e --models stochastic_volatility,linear_gaussian \
       --particles "$n" --implementations rsmc --steps 10 --repeats "$repeats" --max-work 1e11
@@ -244,8 +256,9 @@ write_json() {
     done
     printf '],"comparisons":['
     sep=
-    while IFS=$'\t' read -r tag p result seconds; do
-      printf '%s{"run":"%s","ranks":%s,"result":"%s","seconds":%s}' "$sep" "$tag" "$p" "$result" "$seconds"
+    while IFS=$'\t' read -r tag p dev result seconds; do
+      printf '%s{"run":"%s","ranks":%s,"device":"%s","result":"%s","seconds":%s}' "$sep" "$tag" "$p" "$dev" "$result" \
+        "$seconds"
       sep=,
     done < "$out/compare.tsv"
     printf ']}\n'

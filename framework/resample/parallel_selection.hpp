@@ -23,8 +23,8 @@
 //   point_lookup  the rank's points in an array (systematic, stratified: one thread per offspring in
 //                 closed form; multinomial, residual: the chunk cursors), then one lookup per point:
 //                 search (binary search over the scanned wheel), forest (a RadixForest on the device
-//                 views) or butterfly (the host twin of the warp kernel on host backends; a device
-//                 kernel can replace it, points in, ancestors out). Residual places the points after
+//                 views) or butterfly (the host twin of the warp kernel on host backends, the native
+//                 CUDA warp kernel on Kokkos::Cuda: exact points in, ancestors out). Residual places the points after
 //                 each particle's deterministic copies. Counts are adjacent differences of the
 //                 offspring scan. The default on devices, and for forest and butterfly.
 // The alias sampler is not an inverse CDF of the points: the scheme gives only the rank's first id
@@ -56,6 +56,9 @@
 #include "kernels/alias/sampling.hpp"
 #include "kernels/fill.hpp"
 #include "kernels/host/butterfly_table.hpp"
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+#include "kernels/cuda/butterfly.hpp"
+#endif
 #include "kernels/inverse_cdf/radix_forest.hpp"
 
 namespace rsmc {
@@ -113,6 +116,7 @@ struct ParallelSelectionWorkspace {
   kernels::RadixForest<u128, ExecutionSpace, std::uint32_t> forest32;
   kernels::RadixForest<u128, ExecutionSpace, std::uint64_t> forest64;
   kernels::host::ButterflyWarpTable<u128> butterfly;  // host backends only
+  Buffer<u128> butterfly_table, butterfly_totals;     // Kokkos::Cuda: the warp kernel's table
   kernels::alias::AliasStorage<memory_space> alias;   // the alias sampler's table and its scratch
 
   // Which weights chunk_start holds the scan of, as fixed_weights_and_wheel left it.
@@ -276,16 +280,18 @@ struct Run {
     throw Error("internal error: the alias sampler is not a lookup of the scheme's points");
   }
 
-  // Butterfly: every simulated lane holds the rank's distribution; points go in rounds of 32. On a
-  // device this is where the native warp kernel (kernels/cuda/butterfly.hpp) takes exact points.
+  // Butterfly: every lane holds the rank's distribution; points go in rounds of 32. On host
+  // backends the host twin of the warp kernel simulates the lanes; on Kokkos::Cuda the native warp
+  // kernel (kernels/cuda/butterfly.hpp) takes the exact points on the engine's stream, its table
+  // kept in the workspace between steps.
   template <class Weight>
   void butterfly_lookup(const Weight* weight, std::uint64_t count, std::uint64_t* out) {
+    const std::uint64_t n = chunks.n;
+    if (n > kernels::host::kButterflyMaxK)
+      throw Error("--local-sampler butterfly: " + std::to_string(n) +
+                  " particles on one rank; the butterfly table takes at most 2^32 - 1");
     if constexpr (runs_on_host<ExecutionSpace>()) {
       constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
-      const std::uint64_t n = chunks.n;
-      if (n > kernels::host::kButterflyMaxK)
-        throw Error("--local-sampler butterfly: " + std::to_string(n) +
-                    " particles on one rank; the butterfly table takes at most 2^32 - 1");
       const Weight* rows[W];
       for (unsigned r = 0; r < W; ++r) rows[r] = weight;
       exec.fence();  // the weights (residuals) come from a kernel
@@ -304,13 +310,22 @@ struct Run {
           out[base + r] = lane_index[r] < n ? lane_index[r] : 0;
         }
       });
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+    } else if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+      Workspace::reserve(ws.butterfly_table, kernels::cuda::butterfly_table_entries(n),
+                         "rsmc::select::butterfly_table");
+      Workspace::reserve(ws.butterfly_totals, kernels::cuda::butterfly_block_total_entries(n),
+                         "rsmc::select::butterfly_totals");
+      kernels::cuda::butterfly_lookup_points<Weight>(weight, n, ws.points.data(), count, out, ws.butterfly_table.data(),
+                                                     ws.butterfly_totals.data(), error, selection_kernels::kPastTheEnd,
+                                                     exec.cuda_stream());
+#endif
     } else {
       (void)weight;
       (void)count;
       (void)out;
-      throw Error(
-          "--local-sampler butterfly: on a device the native CUDA kernel is not wired into the selection "
-          "yet; use search or forest");
+      throw Error(std::string("--local-sampler butterfly: no native kernel for the execution space ") +
+                  ExecutionSpace::name() + " in this build; use search or forest");
     }
   }
 

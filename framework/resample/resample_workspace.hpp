@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "framework/resample/parallel_selection.hpp"
+#include "framework/resample/rebalance_transport.hpp"
 
 namespace rsmc {
 
@@ -26,7 +27,9 @@ struct ResampleWorkspace {
   std::vector<std::uint64_t> counts;                    // offspring per particle (Selection::counts)
   Kokkos::View<std::uint64_t*, MemorySpace> ancestor;   // ancestor of every held offspring
   Kokkos::View<double*, MemorySpace> send_buffer;       // outgoing particles, all messages
-  std::vector<double> message;                          // one incoming message
+  Kokkos::View<double*, MemorySpace> receive_buffer;    // incoming particles, all messages
+  // Their host copies where MPI cannot read MemorySpace (rebalance_transport.hpp; else empty).
+  Kokkos::View<double*, PinnedHostSpace> send_staging, receive_staging;
   // The data-parallel selection's buffers (its ancestors become `ancestor` above).
   ParallelSelectionWorkspace<typename MemorySpace::execution_space> selection;
 

@@ -10,9 +10,10 @@
 //   4. renumbering: offspring get ids q, q+1, ... in ancestor order, without communication (the
 //      parallel selection writes the ancestors itself; after the host selection, a host pass)
 //   5. neighbour rebalancing (rebalance_plan.hpp): contiguous id ranges held outside the rank's
-//      range in the new layout go point-to-point to their owners, in bulk buffers in the particles'
-//      memory space. The new layout is the band's targets (tau = 0: the block distribution) or the
-//      one within the band that moves the fewest particles (layout_choice.hpp)
+//      range in the new layout go point-to-point to their owners, packed and unpacked by kernels in
+//      bulk buffers in the particles' memory space, which MPI reads in place or through pinned host
+//      buffers (rebalance_transport.hpp). The new layout is the band's targets (tau = 0: the block
+//      distribution) or the one within the band that moves the fewest particles (layout_choice.hpp)
 // Work per rank O(N/p + log N) plus what arrives; no collective is larger than a few integers, and
 // p integers (the offspring counts) when tau > 0.
 #pragma once
@@ -20,8 +21,10 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +39,7 @@
 #include "framework/particles/particle_store.hpp"
 #include "framework/resample/layout_choice.hpp"
 #include "framework/resample/rebalance_plan.hpp"
+#include "framework/resample/rebalance_transport.hpp"
 #include "framework/resample/resample_stats.hpp"
 #include "framework/resample/resample_workspace.hpp"
 #include "framework/resample/scheme.hpp"
@@ -132,31 +136,83 @@ void renumber_from_counts(const Selection& selection, std::uint64_t held, Resamp
   Kokkos::deep_copy(workspace.ancestor, host);
 }
 
-// One received message's doubles where the unpacking kernel reads them: in place in host memory,
-// else copied to MemorySpace into a View labelled "rsmc::receive_buffer" (count doubles: the
-// particles received, tests/mpi/test_step_copies_mpi.cpp relates them to ResampleStats).
-template <class MemorySpace>
-Kokkos::View<const double*, MemorySpace> incoming_in(const double* data, std::size_t count) {
-  const Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> incoming(data, count);
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    return incoming;
-  } else {
-    const Kokkos::View<double*, MemorySpace> here(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::receive_buffer"), count);
-    Kokkos::deep_copy(here, incoming);
-    return here;
+// The messages of one rebalancing that arrive at this rank: each one's source, particles and place.
+struct IncomingMessages {
+  struct Message {
+    int source = 0;
+    std::uint64_t count = 0;  // particles
+    std::uint64_t into = 0;   // local index of its first particle in the new block
+    std::size_t offset = 0;   // its first double in the receive buffer
+    MPI_Message handle{};     // from MPI_Mprobe, for MPI_Imrecv
+  };
+  std::vector<Message> messages;  // by ascending source rank
+};
+
+// Matches (MPI_Mprobe) the messages that bring this rank the `plan.to_receive` particles of its new
+// block that other ranks hold, and places them. No message says which ids it carries: held ranges
+// are contiguous and ordered by rank, so the ids below this rank's held range come from lower ranks,
+// in rank order, from the bottom of the block, and those above it from higher ranks, up to the
+// block's end. The order in which messages arrive therefore cannot change the result.
+inline IncomingMessages match_incoming(MPI_Comm comm, int rank, int tag, int d, const RebalancePlan& plan,
+                                       std::uint64_t block_first, std::uint64_t block_count) {
+  IncomingMessages in;
+  std::uint64_t matched = 0;
+  while (matched < plan.to_receive) {
+    IncomingMessages::Message m;
+    MPI_Status status;
+    MPI_Mprobe(MPI_ANY_SOURCE, tag, comm, &m.handle, &status);
+    int doubles = 0;
+    MPI_Get_count(&status, MPI_DOUBLE, &doubles);
+    m.source = status.MPI_SOURCE;
+    m.count = static_cast<std::uint64_t>(doubles) / static_cast<std::uint64_t>(d);
+    matched += m.count;
+    in.messages.push_back(m);
   }
+  std::sort(in.messages.begin(), in.messages.end(), [](const auto& a, const auto& b) { return a.source < b.source; });
+  // Particles from lower ranks: the block's ids below the held range.
+  const std::uint64_t from_below =
+      std::min(block_count, plan.held.first > block_first ? plan.held.first - block_first : 0);
+  std::uint64_t below = 0, above = 0;
+  for (const auto& m : in.messages) (m.source < rank ? below : above) += m.count;
+  if (matched != plan.to_receive || below != from_below || above != plan.to_receive - from_below)
+    throw Error("internal error: rebalancing received particles that do not fill this rank's new range");
+  std::uint64_t lower_into = 0, upper_into = block_count - above;
+  std::size_t offset = 0;
+  for (auto& m : in.messages) {
+    std::uint64_t& into = m.source < rank ? lower_into : upper_into;
+    m.into = into;
+    into += m.count;
+    m.offset = offset;
+    offset += m.count * static_cast<std::size_t>(d);
+  }
+  return in;
+}
+
+// MPI counts are ints: one message of more than 2^31 - 1 doubles is refused, naming the sizes.
+inline int message_doubles(std::uint64_t particles, int d) {
+  const std::uint64_t doubles = particles * static_cast<std::uint64_t>(d);
+  if (doubles > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw Error("rebalancing: one message of " + std::to_string(particles) + " particles x " + std::to_string(d) +
+                " doubles exceeds MPI's int count; use more ranks or --balance-tolerance 0");
+  return static_cast<int>(doubles);
 }
 
 // Moves offspring to the layout `to`: after it, `store` holds to.count(rank) particles (its arrays
 // reallocated when the count changes), local particle i being the offspring with new id
 // to.first(rank) + i. `selection` gives the id of the first offspring and their number, and (with
 // Renumbering::from_counts) the offspring of each local particle. The buffers come from `workspace`
-// (kept between calls).
+// (kept between calls). Packing and unpacking are kernels on the particles' execution space; MPI
+// reads and writes the buffers as rebalance_transport_for<MemorySpace>() says
+// (rebalance_transport.hpp): in place, or through pinned host buffers. One non-blocking send per
+// destination and one non-blocking receive per source.
 template <class MemorySpace>
 ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpace>& store, const Selection& selection,
                         ResampleWorkspace<MemorySpace>& workspace, Renumbering renumbering = Renumbering::from_counts) {
   using Exec = typename MemorySpace::execution_space;
+  using Workspace = ResampleWorkspace<MemorySpace>;
+  const Exec exec;
+  const RebalanceTransport transport = rebalance_transport_for<MemorySpace>();
+  const bool staged = transport == RebalanceTransport::pinned_staging;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int d = store.state_dim();
@@ -180,65 +236,71 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
   {
     const std::uint64_t from = plan.kept.first - plan.held.first, into = plan.kept.first - block_first;
     Kokkos::parallel_for(
-        "rsmc::rebalance_keep", Kokkos::RangePolicy<Exec>(0, plan.kept.size()), KOKKOS_LAMBDA(const std::size_t k) {
+        "rsmc::rebalance_keep", Kokkos::RangePolicy<Exec>(exec, 0, plan.kept.size()),
+        KOKKOS_LAMBDA(const std::size_t k) {
           for (int c = 0; c < d; ++c) scratch(into + k, c) = state(ancestor(from + k), c);
         });
   }
 
-  // Offspring that leave: one bulk buffer, one message per destination. A message is
-  // [first id (8 bytes)][count x d doubles, particle-major].
+  // Offspring that leave: one bulk buffer, one message per destination, component-major (component c
+  // of a message's k-th particle at c x count + k: consecutive threads write consecutive doubles).
   const int tag = 7207;
-  std::vector<std::size_t> offset(plan.sends.size() + 1, 0);
-  for (std::size_t s = 0; s < plan.sends.size(); ++s) offset[s + 1] = offset[s] + 1 + plan.sends[s].ids.size() * d;
-  ResampleWorkspace<MemorySpace>::reserve(workspace.send_buffer, offset.back(), "rsmc::send_buffer");
+  std::vector<std::size_t> send_offset(plan.sends.size() + 1, 0);
+  for (std::size_t s = 0; s < plan.sends.size(); ++s)
+    send_offset[s + 1] = send_offset[s] + static_cast<std::size_t>(message_doubles(plan.sends[s].ids.size(), d));
+  const std::size_t send_doubles = send_offset.back();
+  Workspace::reserve(workspace.send_buffer, send_doubles, "rsmc::send_buffer");
   const auto send_buffer = workspace.send_buffer;
   for (std::size_t s = 0; s < plan.sends.size(); ++s) {
-    const std::uint64_t from = plan.sends[s].ids.first - plan.held.first;
-    const std::size_t base = offset[s] + 1;
+    const std::uint64_t from = plan.sends[s].ids.first - plan.held.first, count = plan.sends[s].ids.size();
+    const std::size_t base = send_offset[s];
     Kokkos::parallel_for(
-        "rsmc::rebalance_pack", Kokkos::RangePolicy<Exec>(0, plan.sends[s].ids.size()),
-        KOKKOS_LAMBDA(const std::size_t k) {
-          for (int c = 0; c < d; ++c) send_buffer(base + k * d + c) = state(ancestor(from + k), c);
+        "rsmc::rebalance_pack", Kokkos::RangePolicy<Exec>(exec, 0, count), KOKKOS_LAMBDA(const std::size_t k) {
+          for (int c = 0; c < d; ++c) send_buffer(base + c * count + k) = state(ancestor(from + k), c);
         });
   }
-  // MPI reads the buffer in place in host memory; from a device, a host copy of the used part
-  // (sent particles x d doubles + one id per message: the traffic ResampleStats reports).
-  auto send_host = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), Kokkos::subview(send_buffer, std::make_pair(std::size_t(0), offset.back())));
-  std::vector<MPI_Request> requests(plan.sends.size());
+  const auto used = [](const auto& view, std::size_t n) {
+    return Kokkos::subview(view, std::make_pair(std::size_t(0), n));
+  };
+  const double* send_data = send_buffer.data();
+  if (staged && send_doubles > 0) {
+    Workspace::reserve(workspace.send_staging, send_doubles, "rsmc::send_staging");
+    Kokkos::deep_copy(exec, used(workspace.send_staging, send_doubles), used(send_buffer, send_doubles));
+    send_data = workspace.send_staging.data();
+  }
+  exec.fence();  // MPI reads what the kernels (and the copy) wrote
+  std::vector<MPI_Request> requests;
   for (std::size_t s = 0; s < plan.sends.size(); ++s) {
-    std::memcpy(&send_host(offset[s]), &plan.sends[s].ids.first, sizeof(std::uint64_t));
-    MPI_Isend(&send_host(offset[s]), static_cast<int>((offset[s + 1] - offset[s]) * sizeof(double)), MPI_BYTE,
-              plan.sends[s].rank, tag, comm, &requests[s]);
+    requests.emplace_back();
+    MPI_Isend(send_data + send_offset[s], static_cast<int>(send_offset[s + 1] - send_offset[s]), MPI_DOUBLE,
+              plan.sends[s].rank, tag, comm, &requests.back());
   }
 
-  // Receive until the block is full; each message says which ids it carries, so the order in
-  // which messages arrive cannot change the result.
-  std::uint64_t received = 0, sources = 0;
-  std::vector<double>& message = workspace.message;
-  while (received < plan.to_receive) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, tag, comm, &status);
-    int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
-    message.resize(static_cast<std::size_t>(bytes) / sizeof(double));
-    MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
-    std::uint64_t first = 0;
-    std::memcpy(&first, message.data(), sizeof(first));
-    const std::uint64_t count = (message.size() - 1) / static_cast<std::size_t>(d);
-    if (first < block_first || first + count > to.end(rank))
-      throw Error("internal error: rebalancing received ids outside this rank's new range");
-    const auto incoming_here = incoming_in<MemorySpace>(message.data() + 1, count * d);
-    const std::uint64_t into = first - block_first;
-    Kokkos::parallel_for(
-        "rsmc::rebalance_unpack", Kokkos::RangePolicy<Exec>(0, count), KOKKOS_LAMBDA(const std::size_t k) {
-          for (int c = 0; c < d; ++c) scratch(into + k, c) = incoming_here(k * d + c);
-        });
-    Kokkos::fence();
-    received += count;
-    ++sources;
+  // Offspring that arrive: every message matched and placed first, then received where they go.
+  const IncomingMessages incoming = match_incoming(comm, rank, tag, d, plan, block_first, block_count);
+  const std::size_t receive_doubles = plan.to_receive * static_cast<std::size_t>(d);
+  Workspace::reserve(workspace.receive_buffer, receive_doubles, "rsmc::receive_buffer");
+  double* receive_data = workspace.receive_buffer.data();
+  if (staged && receive_doubles > 0) {
+    Workspace::reserve(workspace.receive_staging, receive_doubles, "rsmc::receive_staging");
+    receive_data = workspace.receive_staging.data();
+  }
+  for (auto m : incoming.messages) {
+    requests.emplace_back();
+    MPI_Imrecv(receive_data + m.offset, message_doubles(m.count, d), MPI_DOUBLE, &m.handle, &requests.back());
   }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  const auto receive_buffer = workspace.receive_buffer;
+  if (staged && receive_doubles > 0)
+    Kokkos::deep_copy(exec, used(receive_buffer, receive_doubles), used(workspace.receive_staging, receive_doubles));
+  for (const auto& m : incoming.messages) {
+    const std::uint64_t into = m.into, count = m.count;
+    const std::size_t base = m.offset;
+    Kokkos::parallel_for(
+        "rsmc::rebalance_unpack", Kokkos::RangePolicy<Exec>(exec, 0, count), KOKKOS_LAMBDA(const std::size_t k) {
+          for (int c = 0; c < d; ++c) scratch(into + k, c) = receive_buffer(base + c * count + k);
+        });
+  }
   store.swap_state();
   store.first_id = block_first;
   if (store.scratch.extent(0) != block_count) {  // the layout moved: the other arrays follow
@@ -246,14 +308,14 @@ ResampleStats rebalance(MPI_Comm comm, const Layout& to, ParticleStore<MemorySpa
     store.log_weight = WeightArray(uninitialised("rsmc::log_weight"), block_count);
     store.scratch_log_weight = WeightArray(uninitialised("rsmc::log_weight_scratch"), block_count);
   }
-  kernels::fill<Exec>("rsmc::rebalance::reset_log_weight", store.log_weight, store.log_weight.extent(0), 0.0);
-  Exec().fence();
+  kernels::fill(exec, "rsmc::rebalance::reset_log_weight", store.log_weight, store.log_weight.extent(0), 0.0);
+  exec.fence();
 
   ResampleStats stats;
   std::uint64_t local[4] = {plan.particles_sent(), plan.sends.size(),
                             selection.offspring > block_count ? selection.offspring - block_count : 0, 0};
   MPI_Allreduce(MPI_IN_PLACE, local, 3, MPI_UINT64_T, MPI_SUM, comm);
-  std::uint64_t partners = plan.sends.size() + sources;
+  std::uint64_t partners = plan.sends.size() + incoming.messages.size();
   MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
   stats.particles_moved = local[0];
   stats.messages = local[1];

@@ -246,6 +246,25 @@ __global__ void table_search_kernel(const Acc* __restrict__ table, std::size_t k
   }
 }
 
+// The engine's lookup: exact points on the table of one distribution, rounds of 32 points per warp,
+// grid-stride; the ancestor (64-bit local index) straight into out.
+__global__ void points_search_kernel(const u128* __restrict__ table, std::size_t k, const u128* __restrict__ points,
+                                     std::size_t count, std::uint64_t* __restrict__ out, int* error, int past_the_end) {
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
+  const std::size_t rounds = (count + kWarp - 1) / kWarp;
+  const u128 total = table[(k - 1) * kWarp + lane];
+  for (std::size_t q = warp; q < rounds; q += warps) {  // warp-uniform: every lane reaches every shuffle
+    const std::size_t i = q * kWarp + lane;
+    const bool valid = i < count;
+    const std::uint32_t index = butterfly_search<u128>(table, k, lane, total, valid ? points[i] : u128(0));
+    if (!valid) continue;
+    if (index >= k) atomicOr(error, past_the_end);
+    out[i] = index < k ? index : 0;
+  }
+}
+
 void check_k(std::size_t k, const char* who) {
   if (k == 0 || k > 0xffffffffu)
     throw Error(std::string(who) + ": K = " + std::to_string(k) + " categories; expected 1 <= K <= 2^32 - 1");
@@ -302,6 +321,27 @@ void inverse_cdf(const Weight* weights, std::size_t k, const double* uniforms, s
   check(cudaDeviceSynchronize(), "butterfly_inverse_cdf");
 }
 
+template <class Weight>
+void lookup_points(const Weight* weights, std::size_t k, const u128* points, std::size_t count, std::uint64_t* out,
+                   u128* table, u128* block_totals, int* error, int past_the_end, cudaStream_t stream) {
+  check_k(k, "butterfly_lookup_points");
+  if (count == 0) return;
+  const std::size_t blocks = k / kWarp;
+  const std::size_t resident = std::size_t(multiprocessors()) * 32;
+  if (blocks > 0) {
+    table_blocks_kernel<Weight, u128>
+        <<<blocks_for_warps(blocks < resident ? blocks : resident), kWarpsPerBlock * kWarp, 0, stream>>>(
+            weights, k, table, block_totals);
+    check(cudaGetLastError(), "butterfly_lookup_points table launch");
+  }
+  table_running_kernel<Weight, u128><<<1, kWarp, 0, stream>>>(weights, k, table, block_totals);
+  check(cudaGetLastError(), "butterfly_lookup_points running sums launch");
+  const std::size_t rounds = (count + kWarp - 1) / kWarp;
+  points_search_kernel<<<blocks_for_warps(rounds < resident ? rounds : resident), kWarpsPerBlock * kWarp, 0, stream>>>(
+      table, k, points, count, out, error, past_the_end);
+  check(cudaGetLastError(), "butterfly_lookup_points search launch");
+}
+
 #define RSMC_BUTTERFLY_INSTANTIATE(W, A)                                                                  \
   template void categorical<W, A>(const W*, std::size_t, std::size_t, const double*, bool, std::uint64_t, \
                                   std::uint32_t, std::uint64_t, std::uint32_t*);                          \
@@ -316,5 +356,17 @@ RSMC_BUTTERFLY_INSTANTIATE(std::uint64_t, u128)
 #undef RSMC_BUTTERFLY_INSTANTIATE
 
 }  // namespace butterfly_detail
+
+template <class Weight>
+void butterfly_lookup_points(const Weight* weights, std::size_t k, const u128* points, std::size_t count,
+                             std::uint64_t* out, u128* table, u128* block_totals, int* error, int past_the_end,
+                             CUstream_st* stream) {
+  butterfly_detail::lookup_points<Weight>(weights, k, points, count, out, table, block_totals, error, past_the_end,
+                                          stream);
+}
+template void butterfly_lookup_points<std::uint64_t>(const std::uint64_t*, std::size_t, const u128*, std::size_t,
+                                                     std::uint64_t*, u128*, u128*, int*, int, CUstream_st*);
+template void butterfly_lookup_points<u128>(const u128*, std::size_t, const u128*, std::size_t, std::uint64_t*, u128*,
+                                            u128*, int*, int, CUstream_st*);
 
 }  // namespace rsmc::kernels::cuda

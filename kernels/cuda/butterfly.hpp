@@ -13,6 +13,9 @@
 // K must be in 1 .. 2^32 - 1. Errors (bad K, CUDA failures) throw rsmc::Error. Every launcher
 // synchronises the device before returning.
 //
+// butterfly_lookup_points, the engine's local sampler on Kokkos::Cuda, is the exception: it runs on
+// the caller's stream, in the caller's buffers, and does not synchronise.
+//
 // Memory: butterfly_categorical keeps a 32 x K table per resident warp in a device workspace it
 // allocates (at most ~512 MiB, or one warp's table when that alone is larger); butterfly_inverse_cdf
 // allocates one 32 x K table (+ K accumulators) for the distribution.
@@ -23,6 +26,8 @@
 #include <type_traits>
 
 #include "kernels/butterfly/butterfly_common.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*: no CUDA header needed here
 
 namespace rsmc::kernels::cuda {
 
@@ -74,5 +79,26 @@ void butterfly_inverse_cdf(const Weight* weights, std::size_t k, const double* u
   static_assert(butterfly_detail::supported<Weight, Acc>::value, "unsupported (Weight, Acc) pair; see butterfly.hpp");
   butterfly_detail::inverse_cdf<Weight, Acc>(weights, k, uniforms, count, out);
 }
+
+// Device buffer sizes (u128 entries) of butterfly_lookup_points for K weights: the 32 x K table and
+// the block totals.
+inline std::size_t butterfly_table_entries(std::size_t k) { return k * butterfly::kCudaWarpWidth; }
+inline std::size_t butterfly_block_total_entries(std::size_t k) {
+  return (k / butterfly::kCudaWarpWidth) * butterfly::kCudaWarpWidth;
+}
+
+// The engine's butterfly sampler (framework/resample/parallel_selection.hpp, on Kokkos::Cuda): the
+// inverse-CDF table of one distribution of exact integer weights (std::uint64_t fixed-point weights
+// or u128 residuals; 128-bit sums), then out[i] = the smallest j with points[i] < w_0 + ... + w_j,
+// i < count, for exact points in [0, total): the particle whose interval of the wheel holds the
+// point, so the same ancestors as every other local sampler. A point at or past the total is
+// clamped to the last positive weight (as the host twin does); a distribution without weight sets
+// `past_the_end` in *error (atomicOr) and writes 0. `table` and `block_totals` are device buffers of
+// the sizes above, kept by the caller between calls; all work is enqueued on `stream`, in order
+// after what the caller enqueued there, and nothing waits for it.
+template <class Weight>
+void butterfly_lookup_points(const Weight* weights, std::size_t k, const butterfly::u128* points, std::size_t count,
+                             std::uint64_t* out, butterfly::u128* table, butterfly::u128* block_totals, int* error,
+                             int past_the_end, CUstream_st* stream);
 
 }  // namespace rsmc::kernels::cuda

@@ -63,7 +63,8 @@ rsmc_np 2 bench kernels --sizes 1000,100 --repeats 1 --max-table-gib 0.0001 >"$W
 python3 - "$WORK/kernels.jsonl" <<'PY' || fail "bench kernels: bad JSON"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-builds = {"binary-search", "cutpoint", "forest", "butterfly", "alias-vose", "alias-psa", "alias-psa-plus", "std-discrete"}
+builds = {"binary-search", "cutpoint", "forest", "butterfly", "alias-vose", "alias-psa", "alias-psa-plus",
+          "alias-psa-device", "std-discrete"}
 samples = {"binary-search", "cutpoint", "forest", "butterfly", "alias-baseline", "alias-sectioned", "std-discrete", "rng"}
 expected = {(k, "build") for k in builds} | {(k, "sample") for k in samples}
 common = {"bench", "kernel", "phase", "n", "weights", "exponent", "repeats", "seed", "threads", "date", "host"}
@@ -83,6 +84,14 @@ for r in lines:
     rate = "items_per_s" if r["phase"] == "build" else "samples_per_s"
     assert r[rate] > 0 and r["seconds_median"] > 0 and r["copy_seconds_median"] >= 0, r
     assert (r["samples"] is None) == (r["phase"] == "build"), r
+# PSA's table is Vose's, on the host's threads and in the default execution space alike.
+for n in (1000, 100):
+    for w in ("uniform", "power-law"):
+        hashes = {r["kernel"]: r["table_hash"] for r in lines
+                  if r["n"] == n and r["weights"] == w and r["kernel"] in ("alias-vose", "alias-psa", "alias-psa-device")}
+        assert len(hashes) == 3 and len(set(hashes.values())) == 1, (n, w, hashes)
+        device = [r for r in lines if r["n"] == n and r["weights"] == w and r["kernel"] == "alias-psa-device"]
+        assert device[0]["execution_space"], device
 PY
 
 # --threads: the Kokkos alias kernels once per count (1 here: every build can run it), the sequential

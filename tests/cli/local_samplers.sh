@@ -41,4 +41,15 @@ fi
 output_has '"alias"' h5dump -a /local_sampler "$WORK/alias_a.h5" || fail "alias result does not record local_sampler"
 output_has '(0): 0' h5dump -a /p_invariant "$WORK/alias_a.h5" || fail "alias result does not record p_invariant = 0"
 output_has '(0): 1' h5dump -a /p_invariant "$WORK/search.h5" || fail "search result does not record p_invariant = 1"
+# The file says where the filter ran and how rebalancing moved particles (this build's default
+# device; a host build moves them in host memory).
+if output_has '"host"' h5dump -a /device "$WORK/search.h5"; then
+  output_has '"host-memory"' h5dump -a /rebalance_transport "$WORK/search.h5" ||
+    fail "a host run does not record rebalance_transport = host-memory"
+else
+  output_has '"cuda"' h5dump -a /device "$WORK/search.h5" || fail "result file records no device"
+fi
+# --device host runs the same filter on the host's threads, with the same datasets, in any build.
+rsmc_np 2 filter $config --device host --quiet --output "$WORK/search_host.h5" || fail "--device host run"
+"$H5_DATASETS_EQUAL" "$WORK/search.h5" "$WORK/search_host.h5" || fail "--device host changed the datasets"
 finish

@@ -5,7 +5,8 @@
 // K up to 1024, particle counts that leave padded lanes, u = c / 2^t on boundaries), where the result
 // must also equal the sequential search; random floating-point rows, where only the twin is the
 // reference; the device-drawn (Stream) uniforms; and the inverse-CDF table of one distribution, up to
-// K = 100000. Without a usable GPU this program prints "SKIPPED: ..." and exits 77 (CTest: skipped).
+// K = 100000; and the engine's lookup of exact 128-bit points (butterfly_lookup_points) against the
+// sequential search. Without a usable GPU this program prints "SKIPPED: ..." and exits 77 (CTest: skipped).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -160,6 +161,64 @@ void check_inverse_cdf(const std::vector<Weight>& w, const std::vector<double>& 
   }
 }
 
+// The engine's lookup (butterfly_lookup_points): exact 128-bit points on one distribution of u64
+// fixed-point weights or u128 residuals, against the sequential search (the smallest j with
+// point < w_0 + ... + w_j), the table buffers reused from one call to the next as the engine does.
+template <class Weight>
+void check_lookup_points(const std::vector<Weight>& w, const std::vector<u128>& points, DeviceArray<u128>& table,
+                         DeviceArray<u128>& totals, const std::string& what) {
+  const size_t k = w.size();
+  std::vector<u128> prefix(k);
+  u128 sum = 0;
+  for (size_t j = 0; j < k; ++j) prefix[j] = sum += static_cast<u128>(w[j]);
+  std::vector<uint64_t> want(points.size());
+  for (size_t i = 0; i < points.size(); ++i)
+    want[i] = static_cast<uint64_t>(std::upper_bound(prefix.begin(), prefix.end(), points[i]) - prefix.begin());
+  DeviceArray<Weight> dw(w);
+  DeviceArray<u128> dp(points);
+  DeviceArray<uint64_t> dout(points.size());
+  DeviceArray<int> derror(std::vector<int>{0});
+  cu::butterfly_lookup_points<Weight>(dw.ptr, k, dp.ptr, points.size(), dout.ptr, table.ptr, totals.ptr, derror.ptr, 2,
+                                      nullptr);  // the legacy stream: download() waits for it
+  expect(dout.download() == want, "butterfly_lookup_points equals the sequential search: " + what);
+  expect(derror.download()[0] == 0, "butterfly_lookup_points reports no error: " + what);
+}
+
+// Rows of every remnant size and zero pattern, sums of u64 weights above 2^64, u128 residuals;
+// points at random and on every boundary (a prefix sum and one below it).
+void run_lookup_points(uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  const size_t largest = 70000;
+  DeviceArray<u128> table(cu::butterfly_table_entries(largest)), totals(cu::butterfly_block_total_entries(largest));
+  for (size_t k : {size_t(1), size_t(2), size_t(31), size_t(32), size_t(33), size_t(64), size_t(95), size_t(1000),
+                   size_t(4097), largest}) {
+    std::vector<uint64_t> w(k);
+    for (auto& x : w) x = gen() % 6 == 0 ? 0 : (gen() | (uint64_t(1) << 63));
+    w[gen() % k] = 1;
+    std::vector<u128> wide(w.begin(), w.end());
+    for (auto& x : wide) x = (x << 40) + (gen() & 0xffffffffffu);  // residual-like, 128-bit
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<u128> prefix(k);
+      u128 sum = 0;
+      for (size_t j = 0; j < k; ++j) prefix[j] = sum += pass == 0 ? static_cast<u128>(w[j]) : wide[j];
+      if (sum == 0) continue;
+      std::vector<u128> points;
+      for (size_t i = 0; i < 3 * k + 100; ++i) points.push_back(((static_cast<u128>(gen()) << 64) | gen()) % sum);
+      for (size_t j = 0; j + 1 < k; ++j) {
+        points.push_back(prefix[j]);
+        if (prefix[j] > 0) points.push_back(prefix[j] - 1);
+      }
+      points.push_back(0);
+      points.push_back(sum - 1);
+      const std::string what = (pass == 0 ? "u64 weights, K = " : "u128 weights, K = ") + std::to_string(k);
+      if (pass == 0)
+        check_lookup_points<uint64_t>(w, points, table, totals, what);
+      else
+        check_lookup_points<u128>(wide, points, table, totals, what);
+    }
+  }
+}
+
 template <class Weight, class Acc>
 void run_pair(uint64_t seed) {
   std::mt19937_64 gen(seed);
@@ -239,6 +298,7 @@ int main() {
     run_pair<double, double>(3);
     run_pair<uint64_t, uint64_t>(4);
     run_pair<uint64_t, u128>(5);
+    run_lookup_points(7);
     // Sums above 2^64: large u64 weights, u128 only.
     std::mt19937_64 gen(6);
     for (size_t k : {size_t(3), size_t(33), size_t(500)}) {

@@ -1,0 +1,42 @@
+// --device: which Kokkos execution space runs `rsmc filter`, in one binary that holds both.
+//   host  Kokkos::DefaultHostExecutionSpace (Serial, or OpenMP threads)
+//   cuda  Kokkos::Cuda, the default execution space of a Kokkos CUDA build
+// A build without a device backend has only `host`. The default is the build's default execution
+// space: `cuda` in a CUDA build (Kokkos' initialisation has already found the GPU), `host`
+// otherwise. The results do not depend on the choice (docs/reproducibility.md); the result file
+// records it (attributes device and execution_space).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <string>
+#include <type_traits>
+
+#include "base/core/error.hpp"
+
+namespace rsmc::drivers {
+
+// Whether this build's default execution space is a device (not the host's own).
+constexpr bool kBuildHasDevice = !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+
+// The device name of the build's default execution space.
+inline std::string default_device() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) return "cuda";
+#endif
+  return kBuildHasDevice ? "device" : "host";
+}
+
+// `device` as --device gave it ("" for the default), checked against this build; throws a one-line
+// error naming the option and what this build offers.
+inline std::string resolve_device(const std::string& device) {
+  if (device.empty()) return default_device();
+  if (device == "host" || device == default_device()) return device;
+  if (device == "cuda")
+    throw Error("--device cuda: this rsmc is built without CUDA (its Kokkos runs on " +
+                std::string(Kokkos::DefaultExecutionSpace::name()) +
+                "); expected host, or build for a GPU (docs/gpu.md)");
+  throw Error("--device: '" + device + "' is not a device; expected host" +
+              (kBuildHasDevice ? " or " + default_device() : std::string()));
+}
+
+}  // namespace rsmc::drivers
