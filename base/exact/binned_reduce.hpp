@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 
+#include "base/core/instance_copy.hpp"
 #include "base/exact/binned_sum.hpp"
 
 namespace rsmc::exact {
@@ -82,7 +83,9 @@ void reduce_binned(const std::string& label, std::size_t n, int nsums, const Fil
         }
       });
   binned_reduce_detail::merge_chunks<ExecutionSpace>(label, chunks, nsums, partial);
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(partial, 0, Kokkos::ALL));
+  const auto first = Kokkos::subview(partial, 0, Kokkos::ALL);  // LayoutRight: one contiguous row
+  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
+  copy_and_fence(ExecutionSpace(), host, first);
   for (int k = 0; k < nsums; ++k) out[k].merge(host(k));
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/core/error.hpp"
+#include "base/core/instance_copy.hpp"
 #include "framework/parallel/phase_times.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
@@ -309,7 +310,7 @@ class BootstrapFilter {
   // of summarise() (step_kernels::weigh_and_sum), which go to sums_.
   step_kernels::WeightingOutcome weigh_and_sum(int t, const double* y_host, double shift) {
     upload_observation(y_host);
-    Kokkos::deep_copy(reference_, reference_host_);
+    copy_and_fence(ExecutionSpace(), reference_, reference_host_);
     clear_sums();
     const step_kernels::WeightingOutcome outcome = step_kernels::weigh_and_sum<ExecutionSpace>(
         model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t, shift,
@@ -323,7 +324,7 @@ class BootstrapFilter {
   void upload_observation(const double* y_host) {
     auto y_mirror = Kokkos::create_mirror_view(observation_);
     for (int j = 0; j < model_.obs_dim(); ++j) y_mirror(j) = y_host[j];
-    Kokkos::deep_copy(observation_, y_mirror);
+    copy_and_fence(ExecutionSpace(), observation_, y_mirror);
   }
 
   // The invalid log-likelihoods of all ranks (local: this rank's). Unless they get weight zero, a
@@ -419,7 +420,7 @@ class BootstrapFilter {
     // (w relative to the shift, so w <= 1). The w are kept in weight_ for the fixed-point weights of
     // resampling: one exp per particle.
     if (!(summed && shift == *bound_shift)) {
-      Kokkos::deep_copy(reference_, reference_host_);
+      copy_and_fence(ExecutionSpace(), reference_, reference_host_);
       clear_sums();
       step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, shift, reference_, weight_,
                                                 moment_workspace_, sums_.data());
@@ -468,7 +469,7 @@ class BootstrapFilter {
   void variance_about_mean(double total, StepSummary& s) {
     const int d = store_.state_dim();
     for (int c = 0; c < d; ++c) mean_host_(c) = s.mean[c];
-    Kokkos::deep_copy(mean_, mean_host_);
+    copy_and_fence(ExecutionSpace(), mean_, mean_host_);
     std::vector<exact::BinnedSum> sq(d);
     for (auto& sum : sq) sum.clear();
     step_kernels::variance_sums<ExecutionSpace>(weight_, store_.state, mean_, variance_workspace_, sq.data());

@@ -45,6 +45,7 @@
 #include <type_traits>
 
 #include "base/core/error.hpp"
+#include "base/core/instance_copy.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/parallel/u128_mpi.hpp"
 #include "framework/resample/local_sampler.hpp"
@@ -623,9 +624,8 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
         break;
     }
   }
-  exec.fence();
   int error = 0;
-  Kokkos::deep_copy(error, ws.error);
+  copy_and_fence(exec, Kokkos::View<int, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(&error), ws.error);
   if (error != 0) parallel_selection_detail::report_kernel_error(error);
   return share;
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "base/core/error.hpp"
+#include "base/core/instance_copy.hpp"
 #include "framework/parallel/phase_times.hpp"
 #include "base/exact/fixed_weight.hpp"
 #include "framework/parallel/u128_mpi.hpp"
@@ -81,7 +82,7 @@ exact::u128 compute_fixed_weights(const Kokkos::View<double*, MemorySpace>& log_
                            : exact::fixed_weight(log_weight(i), max_log_weight);
         });
     Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out.data(), n);
-    Kokkos::deep_copy(host, Kokkos::subview(fixed, std::make_pair(std::size_t(0), n)));
+    copy_and_fence(Exec(), host, Kokkos::subview(fixed, std::make_pair(std::size_t(0), n)));
     exact::u128 total = 0;
     for (auto w : out) total += w;
     return total;
@@ -133,7 +134,7 @@ void renumber_from_counts(const Selection& selection, std::uint64_t held, Resamp
     pos += c;
   }
   if (pos != held) throw Error("internal error: offspring counts do not add up to the held offspring");
-  Kokkos::deep_copy(workspace.ancestor, host);
+  copy_and_fence(typename MemorySpace::execution_space(), workspace.ancestor, host);
 }
 
 // The messages of one rebalancing that arrive at this rank: each one's source, particles and place.
@@ -417,7 +418,7 @@ Selection select_in_parallel(MPI_Comm comm, const LoadBand& band, ParticleStore<
     selection.counts.resize(n);
     Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
         selection.counts.data(), n);
-    Kokkos::deep_copy(host, Kokkos::subview(ws.selection.counts, std::make_pair(std::size_t(0), n)));
+    copy_and_fence(exec, host, Kokkos::subview(ws.selection.counts, std::make_pair(std::size_t(0), n)));
   }
   return selection;
 }
