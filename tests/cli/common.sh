@@ -27,6 +27,20 @@ signal_after() {
   wait "$pid" || SIGNAL_RC=$?
 }
 
+# signal_when_stepping SIGNAL PID LOG: waits until LOG, the --progress output (stderr) of the filter
+# run PID, shows a step, then sends SIGNAL to PID (a rank, or mpiexec, which forwards it). The run is
+# then past its start-up, its handlers installed, and mid-run, however fast or loaded the machine:
+# a fixed delay either struck a run still starting (under CI's load) or one already done.
+signal_when_stepping() {
+  local signal=$1 pid=$2 log=$3 tenths=0
+  until grep -q 'step [1-9]' "$log" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { fail "$signal: the run ended before it showed a step ($log)"; return 1; }
+    ((tenths++ < 600)) || { fail "$signal: the run showed no step within 60 s ($log)"; return 1; }
+    sleep 0.1
+  done
+  kill "-$signal" "$pid" || fail "$signal: the run ended before the signal"
+}
+
 # output_has PATTERN CMD...: CMD succeeds and its standard output has a line matching PATTERN. The output
 # is captured first: `CMD | grep -q PATTERN` under pipefail fails at random, when grep exits on the
 # first match and CMD, still writing, dies of SIGPIPE.
