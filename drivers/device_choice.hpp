@@ -3,8 +3,9 @@
 //   cuda  Kokkos::Cuda, the default execution space of a Kokkos CUDA build
 // A build without a device backend has only `host`. The default is the build's default execution
 // space: `cuda` in a CUDA build (Kokkos' initialisation has already found the GPU), `host`
-// otherwise. The results do not depend on the choice (docs/reproducibility.md); the result file
-// records it (attributes device and execution_space).
+// otherwise. The results are meant not to depend on the choice (docs/reproducibility.md says what
+// that rests on; a GPU has yet to check it); the result file records it (attributes device and
+// execution_space).
 #pragma once
 
 #include <Kokkos_Core.hpp>

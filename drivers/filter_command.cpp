@@ -114,8 +114,9 @@ void FilterCommand::add_to(CLI::App& app) {
   auto* o_device =
       app.add_option("--device", device,
                      "Where the particles live and the filter runs: host (CPU threads) or cuda (the GPU), in a build "
-                     "for a GPU, which holds both. Default: cuda in a GPU build, host otherwise. Results are "
-                     "identical on both; the result file records which ran");
+                     "for a GPU, which holds both. Default: cuda in a GPU build, host otherwise. Results are meant "
+                     "to be identical on both (not yet checked on a GPU: docs/gpu.md); the result file records "
+                     "which ran");
   auto* o_progress = app.add_flag("--progress", show_progress,
                                   "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
                                   "it is not a terminal (default: only on a terminal)");
