@@ -9,8 +9,10 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cctype>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "base/core/error.hpp"
 
@@ -19,12 +21,22 @@ namespace rsmc::drivers {
 // Whether this build's default execution space is a device (not the host's own).
 constexpr bool kBuildHasDevice = !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
 
-// The device name of the build's default execution space.
+// The device name of the build's default execution space: Kokkos' name for it in lower case
+// ("cuda"; "hip" or "sycl" in builds for those, which rsmc does not make yet), or "host" when the
+// default execution space is the host's own.
 inline std::string default_device() {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) return "cuda";
-#endif
-  return kBuildHasDevice ? "device" : "host";
+  if (!kBuildHasDevice) return "host";
+  std::string name = Kokkos::DefaultExecutionSpace::name();
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return name;
+}
+
+// The names --device and the config key `device` take: host, cuda (refused in a build without it,
+// by resolve_device, with its own message) and the build's own device.
+inline std::vector<std::string> device_names() {
+  std::vector<std::string> names{"host", "cuda"};
+  if (default_device() != "host" && default_device() != "cuda") names.push_back(default_device());
+  return names;
 }
 
 // `device` as --device gave it ("" for the default), checked against this build; throws a one-line

@@ -23,7 +23,6 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>

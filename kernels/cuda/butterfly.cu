@@ -17,6 +17,7 @@
 #include "base/core/error.hpp"
 #include "base/rng/stream.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
+#include "kernels/butterfly/running_sums.hpp"
 #include "kernels/cuda/butterfly.hpp"
 
 namespace rsmc::kernels::cuda {
@@ -211,7 +212,8 @@ __global__ void table_blocks_kernel(const Weight* __restrict__ weights, std::siz
   }
 }
 
-// The remnant prefix sums and the running block-end sums, in the host's order (one warp).
+// The remnant prefix sums and the running block-end sums, in the host's order (one warp):
+// butterfly_inverse_cdf's tables, whose floating-point sums depend on that order.
 template <class Weight, class Acc>
 __global__ void table_running_kernel(const Weight* __restrict__ weights, std::size_t k, Acc* __restrict__ table,
                                      const Acc* __restrict__ block_totals) {
@@ -226,6 +228,32 @@ __global__ void table_running_kernel(const Weight* __restrict__ weights, std::si
     sum += block_totals[b * kWarp + lane];
     table[(rem + b * kWarp + kWarp - 1) * kWarp + lane] = sum;
   }
+}
+
+// The engine's table (integer weights, u128 sums): the same running sums in three data-parallel
+// passes (kernels/butterfly/running_sums.hpp); passes 1 and 3 take one warp per chunk, grid-stride.
+__global__ void running_totals_kernel(const u128* __restrict__ block_totals, std::size_t k,
+                                      u128* __restrict__ chunk_sums) {
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
+  for (std::size_t c = warp; c < butterfly::running_chunks(k); c += warps)
+    butterfly::running_chunk_total(block_totals, k, c, lane, chunk_sums);
+}
+
+template <class Weight>
+__global__ void running_offsets_kernel(const Weight* __restrict__ weights, std::size_t k, u128* __restrict__ table,
+                                       u128* __restrict__ chunk_sums) {
+  butterfly::running_chunk_offsets(weights, k, threadIdx.x % kWarp, table, chunk_sums);
+}
+
+__global__ void running_sums_kernel(const u128* __restrict__ block_totals, std::size_t k,
+                                    const u128* __restrict__ chunk_sums, u128* __restrict__ table) {
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
+  for (std::size_t c = warp; c < butterfly::running_chunks(k); c += warps)
+    butterfly::running_chunk_sums(block_totals, k, c, lane, chunk_sums, table);
 }
 
 // Rounds of 32 uniforms per warp, grid-stride.
@@ -334,8 +362,20 @@ void lookup_points(const Weight* weights, std::size_t k, const u128* points, std
             weights, k, table, block_totals);
     check(cudaGetLastError(), "butterfly_lookup_points table launch");
   }
-  table_running_kernel<Weight, u128><<<1, kWarp, 0, stream>>>(weights, k, table, block_totals);
-  check(cudaGetLastError(), "butterfly_lookup_points running sums launch");
+  // The chunks' sums follow the block totals in the same buffer (butterfly_block_total_entries).
+  u128* chunk_sums = block_totals + blocks * kWarp;
+  const std::size_t chunks = butterfly::running_chunks(k);
+  const unsigned chunk_grid = blocks_for_warps(chunks < resident ? chunks : resident);
+  if (chunks > 0) {
+    running_totals_kernel<<<chunk_grid, kWarpsPerBlock * kWarp, 0, stream>>>(block_totals, k, chunk_sums);
+    check(cudaGetLastError(), "butterfly_lookup_points chunk totals launch");
+  }
+  running_offsets_kernel<Weight><<<1, kWarp, 0, stream>>>(weights, k, table, chunk_sums);
+  check(cudaGetLastError(), "butterfly_lookup_points chunk offsets launch");
+  if (chunks > 0) {
+    running_sums_kernel<<<chunk_grid, kWarpsPerBlock * kWarp, 0, stream>>>(block_totals, k, chunk_sums, table);
+    check(cudaGetLastError(), "butterfly_lookup_points running sums launch");
+  }
   const std::size_t rounds = (count + kWarp - 1) / kWarp;
   points_search_kernel<<<blocks_for_warps(rounds < resident ? rounds : resident), kWarpsPerBlock * kWarp, 0, stream>>>(
       table, k, points, count, out, error, past_the_end);

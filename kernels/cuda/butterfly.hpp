@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "kernels/butterfly/butterfly_common.hpp"
+#include "kernels/butterfly/running_sums.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*: no CUDA header needed here
 
@@ -80,11 +81,11 @@ void butterfly_inverse_cdf(const Weight* weights, std::size_t k, const double* u
   butterfly_detail::inverse_cdf<Weight, Acc>(weights, k, uniforms, count, out);
 }
 
-// Device buffer sizes (u128 entries) of butterfly_lookup_points for K weights: the 32 x K table and
-// the block totals.
+// Device buffer sizes (u128 entries) of butterfly_lookup_points for K weights: the 32 x K table, and
+// the block totals followed by the chunks' sums of the running-sum passes (running_sums.hpp).
 inline std::size_t butterfly_table_entries(std::size_t k) { return k * butterfly::kCudaWarpWidth; }
 inline std::size_t butterfly_block_total_entries(std::size_t k) {
-  return (k / butterfly::kCudaWarpWidth) * butterfly::kCudaWarpWidth;
+  return (k / butterfly::kCudaWarpWidth + butterfly::running_chunks(k)) * butterfly::kCudaWarpWidth;
 }
 
 // The engine's butterfly sampler (framework/resample/parallel_selection.hpp, on Kokkos::Cuda): the

@@ -14,32 +14,24 @@ rsmc_np() {
   "$MPIEXEC" -n "$p" $MPIEXEC_FLAGS "$RSMC" "$@"
 }
 
-# signal_after SIGNAL SECONDS ARGS...: runs ARGS in the background, sends it SIGNAL after SECONDS and
-# waits; SIGNAL_RC is its exit code (a failed check if it had ended before the signal).
-signal_after() {
-  local signal=$1 seconds=$2 pid
-  shift 2
-  "$@" &
-  pid=$!
-  sleep "$seconds"
-  kill "-$signal" "$pid" || fail "$signal: the run ended before the signal: $*"
-  SIGNAL_RC=0
-  wait "$pid" || SIGNAL_RC=$?
-}
-
-# signal_when_stepping SIGNAL PID LOG: waits until LOG, the --progress output (stderr) of the filter
-# run PID, shows a step, then sends SIGNAL to PID (a rank, or mpiexec, which forwards it). The run is
-# then past its start-up, its handlers installed, and mid-run, however fast or loaded the machine:
-# a fixed delay either struck a run still starting (under CI's load) or one already done.
-signal_when_stepping() {
-  local signal=$1 pid=$2 log=$3 tenths=0
-  until grep -q 'step [1-9]' "$log" 2>/dev/null; do
-    kill -0 "$pid" 2>/dev/null || { fail "$signal: the run ended before it showed a step ($log)"; return 1; }
-    ((tenths++ < 600)) || { fail "$signal: the run showed no step within 60 s ($log)"; return 1; }
+# signal_when_output SIGNAL PID LOG PATTERN [SECONDS]: waits until LOG, the output of the run PID,
+# has a line matching PATTERN (at most SECONDS, default 60), then sends SIGNAL to PID (a rank, or
+# mpiexec, which forwards it). Chosen so that the run is then past its start-up, its handlers
+# installed, and mid-run, however fast or loaded the machine: a fixed delay either struck a run still
+# starting (under CI's load) or one already done.
+signal_when_output() {
+  local signal=$1 pid=$2 log=$3 pattern=$4 limit=${5:-60} tenths=0
+  until grep -q "$pattern" "$log" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { fail "$signal: the run ended before its output matched '$pattern' ($log)"; return 1; }
+    ((tenths++ < 10 * limit)) || { fail "$signal: no output matched '$pattern' within $limit s ($log)"; return 1; }
     sleep 0.1
   done
   kill "-$signal" "$pid" || fail "$signal: the run ended before the signal"
 }
+
+# signal_when_stepping SIGNAL PID LOG: signal_when_output once the filter's --progress line (stderr,
+# drawn from 0.5 s on) shows a step.
+signal_when_stepping() { signal_when_output "$1" "$2" "$3" 'step [1-9]'; }
 
 # output_has PATTERN CMD...: CMD succeeds and its standard output has a line matching PATTERN. The output
 # is captured first: `CMD | grep -q PATTERN` under pipefail fails at random, when grep exits on the

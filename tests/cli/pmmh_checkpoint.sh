@@ -7,14 +7,21 @@ source "$(dirname "$0")/common.sh"
 : "${H5_DATASETS_EQUAL:?set by CTest}"
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$WORK" || exit 1
-# Long enough for a signal after 1 s (about 10 s on one core).
-sed 's/^iterations = 60$/iterations = 20000/; s/^particles = 48$/particles = 100/' \
+# Long enough that a signal at the first progress line (iteration 400 of 4,000) lands mid-run. The
+# stopped run talks (quiet = false) so that the test can see it iterating; quiet is not part of a
+# run's identity, so its checkpoint continues the quiet runs.
+sed 's/^iterations = 60$/iterations = 4000/; s/^particles = 48$/particles = 100/' \
   "$here/pmmh_local_level.toml" >run.toml
+sed 's/^quiet = true$/quiet = false/' run.toml >loud.toml
 rsmc_np 2 pmmh --config run.toml --output full.h5 --checkpoint unused.h5 || fail "uninterrupted run"
 [ -e unused.h5 ] && fail "an uninterrupted run wrote a checkpoint"
 
-signal_after TERM 1 "$RSMC" pmmh --config run.toml --output stopped.h5 --checkpoint ck.h5
-[ "$SIGNAL_RC" -eq 75 ] || fail "SIGTERM: exit code $SIGNAL_RC, expected 75 (did the run finish within 1 s?)"
+"$RSMC" pmmh --config loud.toml --output stopped.h5 --checkpoint ck.h5 >stopped.log 2>&1 &
+pid=$!
+signal_when_output TERM "$pid" stopped.log '^chain 0: iteration' 300
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 75 ] || fail "SIGTERM: exit code $rc, expected 75 ($(tail -n 2 stopped.log))"
 [ -e ck.h5 ] || fail "SIGTERM wrote no checkpoint"
 [ -e stopped.h5 ] && fail "a stopped run wrote its --output"
 output_has "rsmc pmmh chains" "$RSMC" info ck.h5 || fail "rsmc info does not read the checkpoint"

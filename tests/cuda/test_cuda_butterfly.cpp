@@ -185,13 +185,15 @@ void check_lookup_points(const std::vector<Weight>& w, const std::vector<u128>& 
 }
 
 // Rows of every remnant size and zero pattern, sums of u64 weights above 2^64, u128 residuals;
-// points at random and on every boundary (a prefix sum and one below it).
+// points at random and on every boundary (a prefix sum and one below it). K covers one chunk of the
+// running-sum passes exactly (8,192 = 32 x 256), one block and one block plus a remnant beyond it,
+// and nine chunks with a remnant (70,000).
 void run_lookup_points(uint64_t seed) {
   std::mt19937_64 gen(seed);
   const size_t largest = 70000;
   DeviceArray<u128> table(cu::butterfly_table_entries(largest)), totals(cu::butterfly_block_total_entries(largest));
   for (size_t k : {size_t(1), size_t(2), size_t(31), size_t(32), size_t(33), size_t(64), size_t(95), size_t(1000),
-                   size_t(4097), largest}) {
+                   size_t(4097), size_t(8192), size_t(8224), size_t(8255), largest}) {
     std::vector<uint64_t> w(k);
     for (auto& x : w) x = gen() % 6 == 0 ? 0 : (gen() | (uint64_t(1) << 63));
     w[gen() % k] = 1;

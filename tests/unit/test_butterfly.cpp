@@ -34,6 +34,7 @@
 #include "base/rng/stream.hpp"
 #include "kernels/butterfly/batched_categorical.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
+#include "kernels/butterfly/running_sums.hpp"
 #include "kernels/host/butterfly_sampling.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "tests/support/statistics.hpp"
@@ -382,6 +383,43 @@ TEST_CASE("butterfly search: large u64 weights with sums above 2^64 (u128), boun
     }
     INFO("K = " << k);
     CHECK(bad == 0);
+  }
+}
+
+// The engine's CUDA table builds its running sums in three chunked passes (running_sums.hpp); run
+// here chunk by chunk, in an order unlike the device's, they must write exactly the cells of the
+// sequential walk (table_running_kernel, one warp in order) and no other cell. Lane-distinct block
+// totals near 2^68 check the lane indexing and carries past 64 bits; K covers no block, one
+// partial chunk, chunk boundaries and several chunks, with and without a remnant.
+TEST_CASE("butterfly running sums: the chunked passes write the sequential walk's cells", "[butterfly]") {
+  constexpr size_t W = bf::kCudaWarpWidth, chunk_weights = W * bf::kRunningChunkBlocks;
+  std::mt19937_64 gen(311);
+  for (size_t k : {size_t(1), size_t(31), size_t(32), size_t(33), chunk_weights - 1, chunk_weights, chunk_weights + 31,
+                   chunk_weights + W, size_t(70000), 5 * chunk_weights + 17}) {
+    const size_t blocks = k / W, rem = k % W, chunks = bf::running_chunks(k);
+    REQUIRE(chunks == (blocks + bf::kRunningChunkBlocks - 1) / bf::kRunningChunkBlocks);
+    std::vector<uint64_t> weights(k);
+    for (uint64_t& w : weights) w = gen();
+    std::vector<u128> totals(blocks * W);
+    for (u128& t : totals) t = (static_cast<u128>(gen() % 32) << 64) + gen();
+    const u128 untouched = ~u128(0);
+    std::vector<u128> walk(k * W, untouched), passes(k * W, untouched), chunk_sums(chunks * W, untouched);
+    for (unsigned lane = 0; lane < W; ++lane) {  // the sequential walk
+      u128 sum = 0;
+      for (size_t j = 0; j < rem; ++j) walk[j * W + lane] = sum += weights[j];
+      for (size_t b = 0; b < blocks; ++b) walk[(rem + b * W + W - 1) * W + lane] = sum += totals[b * W + lane];
+    }
+    for (size_t c = chunks; c-- > 0;)
+      for (unsigned lane = 0; lane < W; ++lane) bf::running_chunk_total(totals.data(), k, c, lane, chunk_sums.data());
+    for (unsigned lane = W; lane-- > 0;)
+      bf::running_chunk_offsets(weights.data(), k, lane, passes.data(), chunk_sums.data());
+    for (size_t c = 0; c < chunks; ++c)
+      for (unsigned lane = 0; lane < W; ++lane)
+        bf::running_chunk_sums(totals.data(), k, c, lane, chunk_sums.data(), passes.data());
+    size_t differ = 0;
+    for (size_t i = 0; i < walk.size(); ++i) differ += walk[i] != passes[i];
+    INFO("K = " << k << ", " << chunks << " chunks");
+    CHECK(differ == 0);
   }
 }
 
