@@ -25,26 +25,12 @@ printf 'model = "lorenz96"\n[parameters]\nd = 5000000000\n' >"$WORK/l96_huge_d.t
 printf 'model = "lorenz96"\n[parameters]\nd = 8\nobs_every = 4294967297\n' >"$WORK/l96_wrapping_obs_every.toml"
 printf 'model = "regime_switching"\n[parameters]\nK = 4294967298\n' >"$WORK/regime_huge_k.toml"
 
-# expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN.
+# expect_error P PATTERN ARGS...: rsmc on P ranks must fail with one error line matching PATTERN and
+# write no --output.
 expect_error() {
   local p=$1 pattern=$2
   shift 2
-  local out="$WORK/out.h5" code=0
-  rm -f "$out"
-  rsmc_np "$p" "$@" --output "$out" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
-  local lines
-  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
-  if [ "$code" -eq 0 ]; then
-    fail "expected failure, got exit 0: rsmc $*"
-  elif [ "$lines" -ne 1 ]; then
-    fail "expected exactly one 'rsmc: error:' line, got $lines: rsmc $*"; cat "$WORK/stderr"
-  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
-    fail "error line does not mention '$pattern': rsmc $*"; cat "$WORK/stderr"
-  elif [ -e "$out" ] || compgen -G "$WORK/.out.h5.tmp*" >/dev/null; then
-    fail "an output file was written despite the error: rsmc $*"
-  else
-    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
-  fi
+  expect_one_error "$p" "$pattern" "$WORK/out.h5" "$@" --output "$WORK/out.h5"
 }
 
 printf '2\nx1\n' > "$WORK/capacities.txt"

@@ -33,6 +33,28 @@ signal_when_output() {
 # drawn from 0.5 s on) shows a step.
 signal_when_stepping() { signal_when_output "$1" "$2" "$3" 'step [1-9]'; }
 
+# expect_one_error P PATTERN OUTPUT ARGS...: rsmc on P ranks with ARGS must exit non-zero with exactly
+# one `rsmc: error:` line on stderr, matching PATTERN, and leave neither OUTPUT nor its temporary
+# file (.OUTPUT.tmp*) behind; OUTPUT "" when the run names no output.
+expect_one_error() {
+  local p=$1 pattern=$2 out=$3 code=0 lines
+  shift 3
+  [ -z "$out" ] || rm -f "$out"
+  rsmc_np "$p" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
+  if [ "$code" -eq 0 ]; then
+    fail "expected failure, got exit 0: rsmc $*"
+  elif [ "$lines" -ne 1 ]; then
+    fail "expected exactly one 'rsmc: error:' line, got $lines: rsmc $*: $(cat "$WORK/stderr")"
+  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
+    fail "error line does not mention '$pattern': rsmc $*: $(cat "$WORK/stderr")"
+  elif [ -n "$out" ] && { [ -e "$out" ] || compgen -G "$(dirname "$out")/.$(basename "$out").tmp*" >/dev/null; }; then
+    fail "an output file was written despite the error: rsmc $*"
+  else
+    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
+  fi
+}
+
 # output_has PATTERN CMD...: CMD succeeds and its standard output has a line matching PATTERN. The output
 # is captured first: `CMD | grep -q PATTERN` under pipefail fails at random, when grep exits on the
 # first match and CMD, still writing, dies of SIGPIPE.

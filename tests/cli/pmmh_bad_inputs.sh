@@ -34,25 +34,9 @@ initial = 1.0'
 # expect_error P PATTERN TOML-FILE [ARGS...]: rsmc pmmh on P ranks must fail with one error line
 # matching PATTERN and write nothing.
 expect_error() {
-  local p=$1 pattern=$2 toml=$3 out="$WORK/chains.h5" code=0
+  local p=$1 pattern=$2 toml=$3
   shift 3
-  rm -f "$out"
-  rsmc_np "$p" pmmh --config "$toml" --output "$out" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
-  local lines
-  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
-  if [ "$code" -eq 0 ]; then
-    fail "expected failure, got exit 0: $toml $*"
-  elif [ "$lines" -ne 1 ]; then
-    fail "expected exactly one 'rsmc: error:' line, got $lines: $toml $*"
-    cat "$WORK/stderr"
-  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
-    fail "error line does not mention '$pattern': $toml $*"
-    cat "$WORK/stderr"
-  elif [ -e "$out" ] || compgen -G "$WORK/.chains.h5.tmp*" >/dev/null; then
-    fail "an output file was written despite the error: $toml $*"
-  else
-    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
-  fi
+  expect_one_error "$p" "$pattern" "$WORK/chains.h5" pmmh --config "$toml" --output "$WORK/chains.h5" "$@"
 }
 
 run_file "$eps_ok" >"$WORK/good.toml"

@@ -145,21 +145,7 @@ else
 fi
 
 # expect_error P PATTERN ARGS...: one error line matching PATTERN, non-zero exit.
-expect_error() {
-  local p=$1 pattern=$2 code=0 lines
-  shift 2
-  rsmc_np "$p" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
-  lines=$(grep -c '^rsmc: error:' "$WORK/stderr" || true)
-  if [ "$code" -eq 0 ]; then
-    fail "expected failure, got exit 0: rsmc $*"
-  elif [ "$lines" -ne 1 ]; then
-    fail "expected exactly one 'rsmc: error:' line, got $lines: $(cat "$WORK/stderr")"
-  elif ! output_has "$pattern" grep '^rsmc: error:' "$WORK/stderr"; then
-    fail "error line does not mention '$pattern': $(cat "$WORK/stderr")"
-  else
-    echo "ok ($p ranks): $(grep '^rsmc: error:' "$WORK/stderr")"
-  fi
-}
+expect_error() { expect_one_error "$1" "$2" "" "${@:3}"; }
 new="$WORK/new_trace.h5"
 expect_error 2 "--trace-every: 0 is not valid" filter --steps 3 --trace "$new" --trace-every 0
 expect_error 1 "--trace-every: -2 is not valid" filter --steps 3 --trace "$new" --trace-every -2
