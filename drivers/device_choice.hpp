@@ -12,7 +12,6 @@
 #include <cctype>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "base/core/error.hpp"
 
@@ -29,14 +28,6 @@ inline std::string default_device() {
   std::string name = Kokkos::DefaultExecutionSpace::name();
   for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return name;
-}
-
-// The names --device and the config key `device` take: host, cuda (refused in a build without it,
-// by resolve_device, with its own message) and the build's own device.
-inline std::vector<std::string> device_names() {
-  std::vector<std::string> names{"host", "cuda"};
-  if (default_device() != "host" && default_device() != "cuda") names.push_back(default_device());
-  return names;
 }
 
 // `device` as --device gave it ("" for the default), checked against this build; throws a one-line

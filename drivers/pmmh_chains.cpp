@@ -224,9 +224,13 @@ void gather(const ChainRecording& mine, int chains, MPI_Comm comm, ChainOutput& 
 namespace {
 
 // The file's attributes: the configuration (what a restart must match) and the run's shape.
-ResultAttributes chain_attributes(const PmmhCommand& c, int ranks) {
+ResultAttributes chain_attributes(const PmmhCommand& c, int ranks, const char* execution_space) {
   ResultAttributes attributes;
-  attributes.text = {{"rsmc_version", kVersion}, {"model", c.model}, {"configuration", c.configuration_text()}};
+  attributes.text = {{"rsmc_version", kVersion},
+                     {"model", c.model},
+                     {"configuration", c.configuration_text()},
+                     {"device", resolve_device(c.device)},
+                     {"execution_space", execution_space}};
   attributes.integers = {{"ranks", ranks},           {"chains", c.chains},
                          {"particles", c.particles}, {"iterations", c.iterations},
                          {"burn_in", c.burn_in},     {"thinning", c.thinning}};
@@ -246,7 +250,7 @@ ChainOutput read_restart(const PmmhCommand& c) {
   return checkpoint;
 }
 
-void print_banner(const PmmhCommand& c, const InferenceSettings& settings, int ranks) {
+void print_banner(const PmmhCommand& c, const InferenceSettings& settings, int ranks, const char* execution_space) {
   std::printf(
       "rsmc %s pmmh: model %s, %lld chain%s on %d rank%s (%d per chain), %lld particles, %lld iterations, "
       "seed %lld\n",
@@ -255,12 +259,13 @@ void print_banner(const PmmhCommand& c, const InferenceSettings& settings, int r
   for (const inference::InferredParameter& p : settings.parameters)
     std::printf("  infer %s ~ %s, %s transform\n", p.name.c_str(), p.prior.describe().c_str(),
                 p.transform.describe().c_str());
+  std::printf("  device: %s (Kokkos::%s)\n", resolve_device(c.device).c_str(), execution_space);
   std::fflush(stdout);
 }
 
 }  // namespace
 
-int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings& settings,
+int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings& settings, const char* execution_space,
                     const std::function<inference::LogLikelihood(MPI_Comm)>& likelihood_on) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -276,7 +281,7 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   ChainOutput output;
   output.chains = static_cast<int>(c.chains);
   for (const inference::InferredParameter& p : settings.parameters) output.parameter_names.push_back(p.name);
-  if (talk) print_banner(c, settings, ranks);
+  if (talk) print_banner(c, settings, ranks, execution_space);
 
   const inference::ChainCommunicator split = inference::split_chains(comm, static_cast<int>(c.chains));
   inference::ChainOptions options = settings.chain;
@@ -320,7 +325,8 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   gather(mine, output.chains, comm, output);
 
   if (signal != 0) {
-    run_on_root(comm, [&] { write_chain_file(c.checkpoint, output, chain_attributes(c, ranks), true); });
+    run_on_root(comm,
+                [&] { write_chain_file(c.checkpoint, output, chain_attributes(c, ranks, execution_space), true); });
     if (talk)
       std::printf(
           "stopping after iteration %llu on signal %d; checkpoint: %s; continue with --restart %s (exit code "
@@ -331,7 +337,7 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings
   }
   run_on_root(comm, [&] {
     const std::string summary = chain_summary_text(output);
-    if (!c.output.empty()) write_chain_file(c.output, output, chain_attributes(c, ranks), c.overwrite);
+    if (!c.output.empty()) write_chain_file(c.output, output, chain_attributes(c, ranks, execution_space), c.overwrite);
     if (talk) {
       std::fputs(summary.c_str(), stdout);
       if (!c.output.empty()) std::printf("wrote %s\n", c.output.c_str());

@@ -75,6 +75,13 @@ void PmmhCommand::add_to(CLI::App& app) {
                                    "Continue the chains of a --checkpoint file, on any number of ranks, with the same "
                                    "run file and settings; ends bitwise as an uninterrupted run");
 
+  auto* o_device =
+      app.add_option("--device", device,
+                     "Where the chains' filters run: host (CPU threads) or cuda (the GPU), in a build for a GPU, "
+                     "which holds both. Default: cuda in a GPU build, host otherwise. Few particles per estimate "
+                     "run faster on the host. Results are meant to be identical on both (not yet checked on a GPU: "
+                     "docs/gpu.md); a restart may change it; the output records which ran");
+
   config_keys.text("model", model, o_model);
   config_keys.integer("particles", particles, 1, o_particles);
   config_keys.integer("steps", steps, 1, o_steps);
@@ -91,6 +98,7 @@ void PmmhCommand::add_to(CLI::App& app) {
   config_keys.integer("burn_in", burn_in, 0, o_burn_in);
   config_keys.text("checkpoint", checkpoint, o_checkpoint);
   config_keys.text("restart", restart, o_restart);
+  config_keys.text("device", device, o_device, {"host", "cuda"});  // resolve_device refuses what the build lacks
 }
 
 namespace {

@@ -65,6 +65,7 @@ struct PmmhCommand {
   long long burn_in = 0;
   std::string checkpoint = "pmmh-checkpoint.h5";  // written when SIGTERM / SIGUSR1 stops the run
   std::string restart;                            // a checkpoint to continue
+  std::string device;  // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
 
   static constexpr int kDefaultSimulatedSteps = 50;
   static constexpr double kDefaultProposalSd = 0.1;
@@ -82,9 +83,12 @@ struct PmmhCommand {
   void load_config();
   // Runs the registered model named by `model`. Returns the exit code; throws rsmc::Error on bad input.
   int run(MPI_Comm comm);
-  // The run for one model type (drivers/pmmh_run.hpp); called through the registry.
+  // The run for one model type (drivers/pmmh_run.hpp); called through the registry. It checks the
+  // inputs and runs the chains' filters on the execution space --device names (run_on).
   template <class Params, class Build>
   int run_model(MPI_Comm comm, const Build& build);
+  template <class Params, class ExecutionSpace, class Build>
+  int run_on(MPI_Comm comm, const Build& build);
 
   // The [infer.*], [proposal] and [adaptation] tables checked against the model's parameters:
   // every error names the key (and the file and line).

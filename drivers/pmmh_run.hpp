@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "drivers/collective.hpp"
+#include "drivers/device_choice.hpp"
 #include "drivers/pmmh_command.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/simulate.hpp"
@@ -36,7 +37,9 @@ FilterOptions pmmh_filter_options(const PmmhCommand& command);
 Observations pmmh_observations(const PmmhCommand& command, int obs_dim);
 // The chains on their split communicators, the output file and the summary (pmmh_chains.cpp).
 // `likelihood_on(chain_comm)` is the log-likelihood estimator of a chain whose filter runs on chain_comm.
+// `execution_space` is Kokkos' name of the space the filters run on (banner and output attributes).
 int run_pmmh_chains(const PmmhCommand& command, MPI_Comm comm, const InferenceSettings& settings,
+                    const char* execution_space,
                     const std::function<inference::LogLikelihood(MPI_Comm)>& likelihood_on);
 
 namespace pmmh_detail {
@@ -71,6 +74,16 @@ InferableParameters inferable_parameters() {
 
 template <class Params, class Build>
 int PmmhCommand::run_model(MPI_Comm comm, const Build& build) {
+  std::string resolved;
+  run_collectively(comm, [&] { resolved = resolve_device(device); });
+  // The host's instantiation exists only where it differs from the default (a device build).
+  if constexpr (kBuildHasDevice)
+    if (resolved == "host") return run_on<Params, Kokkos::DefaultHostExecutionSpace>(comm, build);
+  return run_on<Params, Kokkos::DefaultExecutionSpace>(comm, build);
+}
+
+template <class Params, class ExecutionSpace, class Build>
+int PmmhCommand::run_on(MPI_Comm comm, const Build& build) {
   Params fixed;
   InferenceSettings settings;
   std::vector<std::string> names;
@@ -91,15 +104,17 @@ int PmmhCommand::run_model(MPI_Comm comm, const Build& build) {
     for (const inference::InferredParameter& p : settings.parameters) names.push_back(p.name);
     const auto initial_model = model_at(settings.initial);  // the model's own checks at the initial values
     if (data.empty()) {
-      y = simulate(initial_model, steps > 0 ? static_cast<int>(steps) : kDefaultSimulatedSteps, settings.chain.seed)
+      using Model = std::decay_t<decltype(initial_model)>;
+      y = simulate<Model, ExecutionSpace>(initial_model, steps > 0 ? static_cast<int>(steps) : kDefaultSimulatedSteps,
+                                          settings.chain.seed)
               .observations;
     } else {
       y = pmmh_observations(*this, initial_model.obs_dim());
     }
   });
   const FilterOptions options = pmmh_filter_options(*this);
-  return run_pmmh_chains(*this, comm, settings, [&](MPI_Comm chain_comm) {
-    return inference::filter_log_likelihood(chain_comm, model_at, y, options);
+  return run_pmmh_chains(*this, comm, settings, ExecutionSpace::name(), [&](MPI_Comm chain_comm) {
+    return inference::filter_log_likelihood<ExecutionSpace>(chain_comm, model_at, y, options);
   });
 }
 

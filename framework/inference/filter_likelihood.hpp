@@ -21,8 +21,8 @@
 namespace rsmc::inference {
 
 // make_model(theta) returns the model at theta; `options.seed` is replaced by the filter seed. The
-// observations are copied into the callable.
-template <class MakeModel>
+// observations are copied into the callable. The filter runs on ExecutionSpace.
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class MakeModel>
 LogLikelihood filter_log_likelihood(MPI_Comm comm, MakeModel make_model, Observations observations,
                                     FilterOptions options) {
   return [comm, make_model = std::move(make_model), y = std::move(observations), options](
@@ -30,7 +30,7 @@ LogLikelihood filter_log_likelihood(MPI_Comm comm, MakeModel make_model, Observa
     FilterOptions o = options;
     o.seed = filter_seed;
     auto model = make_model(theta);
-    return BootstrapFilter<decltype(model)>(comm, std::move(model), o).run(y).log_likelihood;
+    return BootstrapFilter<decltype(model), ExecutionSpace>(comm, std::move(model), o).run(y).log_likelihood;
   };
 }
 

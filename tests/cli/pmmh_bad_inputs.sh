@@ -107,6 +107,15 @@ run_file "$eps_ok" '[proposal]
 covariance = [[0.1, 0.2], [0.2, 0.1]]' >"$WORK/covariance.toml"
 expect_error 1 "proposal.covariance: covariance" "$WORK/covariance.toml"
 
+run_file "$eps_ok" >"$WORK/device.toml"
+expect_error 2 "device: 'gpu' is not a device" "$WORK/device.toml" --device gpu
+# A build without CUDA says so (a GPU build runs the chains there: nothing to refuse).
+if ! rsmc_np 1 pmmh --config "$WORK/device.toml" --device cuda --output "$WORK/probe.h5" >/dev/null 2>&1; then
+  expect_error 1 "device cuda: this rsmc is built without CUDA" "$WORK/device.toml" --device cuda
+fi
+run_file "$eps_ok" 'device = "gpu"' >"$WORK/device_key.toml"
+expect_error 1 'device_key.toml:6: device: expected one of "host" "cuda"' "$WORK/device_key.toml"
+
 run_file "$eps_ok" 'burn_in = 20' >"$WORK/burn_in.toml"
 expect_error 1 "--burn-in: 20 leaves none of the 20 iterations" "$WORK/burn_in.toml"
 

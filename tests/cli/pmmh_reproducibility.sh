@@ -41,6 +41,11 @@ for c in 0 6; do
   [ $((counters[c] + counters[c + 1])) -eq 60 ] || fail "accepted + rejected is not 60: ${counters[*]}"
   [ "${counters[c + 4]}" -eq 5 ] || fail "expected 5 adaptations per chain: ${counters[*]}"
 done
+# --device host: the same chains as the build's default device, and the output says which ran.
+rsmc_np 2 pmmh --config "$WORK/run.toml" --device host --output "$WORK/host_2.h5" || fail "run with --device host"
+"$H5_DATASETS_EQUAL" "$WORK/one_1.h5" "$WORK/host_2.h5" || fail "--device host differs from the default device"
+device=$(h5dump -a /device -y "$WORK/host_2.h5") || fail "no device attribute"
+grep -q '"host"' <<<"$device" || fail "the device attribute does not say host: $device"
 rsmc_np 1 pmmh --config "$WORK/run.toml" --seed 6 --output "$WORK/seed6.h5" || fail "run with --seed 6"
 "$H5_DATASETS_EQUAL" "$WORK/one_1.h5" "$WORK/seed6.h5" >/dev/null 2>&1 && fail "--seed 6 gives the chains of seed 5"
 finish
