@@ -43,4 +43,14 @@ inline std::string resolve_device(const std::string& device) {
               (kBuildHasDevice ? " or " + default_device() : std::string()));
 }
 
+// f(space) with a default instance of the execution space that `resolved` (resolve_device's result)
+// names: the one dispatch of filter, pmmh and simulate. The host's instantiation exists only where
+// it differs from the default (a device build), so a host build compiles f once.
+template <class F>
+decltype(auto) with_device_space(const std::string& resolved, F&& f) {
+  if constexpr (kBuildHasDevice)
+    if (resolved == "host") return f(Kokkos::DefaultHostExecutionSpace());
+  return f(Kokkos::DefaultExecutionSpace());
+}
+
 }  // namespace rsmc::drivers

@@ -350,10 +350,8 @@ template <class M>
 int FilterCommand::run_model(MPI_Comm comm, M model_instance) {
   std::string resolved;
   run_collectively(comm, [&] { resolved = resolve_device(device); });
-  // The host's instantiation exists only where it differs from the default (a device build).
-  if constexpr (kBuildHasDevice)
-    if (resolved == "host") return run_on<M, Kokkos::DefaultHostExecutionSpace>(comm, std::move(model_instance));
-  return run_on<M, Kokkos::DefaultExecutionSpace>(comm, std::move(model_instance));
+  return with_device_space(resolved,
+                           [&](auto space) { return run_on<M, decltype(space)>(comm, std::move(model_instance)); });
 }
 
 template <class M, class ExecutionSpace>

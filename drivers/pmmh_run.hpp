@@ -76,10 +76,7 @@ template <class Params, class Build>
 int PmmhCommand::run_model(MPI_Comm comm, const Build& build) {
   std::string resolved;
   run_collectively(comm, [&] { resolved = resolve_device(device); });
-  // The host's instantiation exists only where it differs from the default (a device build).
-  if constexpr (kBuildHasDevice)
-    if (resolved == "host") return run_on<Params, Kokkos::DefaultHostExecutionSpace>(comm, build);
-  return run_on<Params, Kokkos::DefaultExecutionSpace>(comm, build);
+  return with_device_space(resolved, [&](auto space) { return run_on<Params, decltype(space)>(comm, build); });
 }
 
 template <class Params, class ExecutionSpace, class Build>

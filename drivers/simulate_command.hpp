@@ -18,6 +18,7 @@ struct SimulateCommand {
   long long seed = 1;
   std::string output;
   bool overwrite = false;
+  std::string device;       // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
   std::string config_file;  // --config: the same TOML as `rsmc filter --config` (model, steps, seed, [parameters])
   ConfigBindings config_keys;
   std::shared_ptr<config::TomlDocument> config_document;

@@ -10,6 +10,7 @@
 
 #include "drivers/collective.hpp"
 #include "drivers/component_names.hpp"
+#include "drivers/device_choice.hpp"
 #include "drivers/simulate_command.hpp"
 #include "framework/engine/simulate.hpp"
 #include "framework/io/existing_file.hpp"
@@ -36,7 +37,9 @@ int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
     if (format == DataFormat::csv) written.insert(written.begin(), states_where);
     for (const std::string& path : written) refuse_existing_file("output", path, overwrite);
     // simulate() refuses steps < 1 and seeds of 2^56 or more; seed >= 0: the option's notation and --config.
-    const Simulation simulated = simulate(model_instance, steps, static_cast<std::uint64_t>(seed));
+    const Simulation simulated = with_device_space(resolve_device(device), [&](auto space) {
+      return simulate<Model, decltype(space)>(model_instance, steps, static_cast<std::uint64_t>(seed));
+    });
     y = simulated.observations;
     x.steps = y.steps;
     x.dim = simulated.state_dim;

@@ -62,7 +62,9 @@ expect_error 2 "device: 'gpu' is not a device" filter --device gpu
 # A build without CUDA says so (a GPU build runs the filter: nothing to refuse there).
 if ! rsmc_np 1 filter --device cuda --particles 10 --steps 1 --quiet >/dev/null 2>&1; then
   expect_error 2 "device cuda: this rsmc is built without CUDA" filter --device cuda
+  expect_error 1 "device cuda: this rsmc is built without CUDA" simulate --device cuda
 fi
+expect_error 1 "device: 'gpu' is not a device" simulate --device gpu
 expect_error 1 "applies to --resampler roulette only" filter --resampler gather-root --local-sampler forest
 expect_error 2 "zero.toml:1: particles: expected an integer >= 1, got an integer 0" filter --config "$WORK/zero.toml"
 expect_error 1 "string.toml:2: particles: expected an integer >= 1, got a string \"many\"" filter --config "$WORK/string.toml"

@@ -9,6 +9,9 @@ source "$(dirname "$0")/common.sh"
 
 rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/data.csv" || fail "simulate to CSV"
 rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/data.h5" || fail "simulate to HDF5"
+# --device host: the same data as the build's default device.
+rsmc_np 1 simulate --steps 30 --seed 4 --device host --output "$WORK/data_host.h5" || fail "simulate --device host"
+"$H5_DATASETS_EQUAL" "$WORK/data.h5" "$WORK/data_host.h5" || fail "simulate: --device host differs from the default"
 rsmc_np 1 filter --data "$WORK/data.csv" --seed 4 --particles 500 --quiet --output "$WORK/from_csv.h5" || fail "filter CSV"
 rsmc_np 3 filter --data "$WORK/data.h5" --seed 4 --particles 500 --quiet --output "$WORK/from_h5.h5" || fail "filter HDF5"
 # Without --data the filter simulates the very same data from the seed.
