@@ -1,11 +1,12 @@
-// --device: which Kokkos execution space runs `rsmc filter`, in one binary that holds both.
+// --device: which Kokkos execution space runs `rsmc filter`, `rsmc pmmh`'s filters and `rsmc simulate`,
+// in one binary that holds both.
 //   host  Kokkos::DefaultHostExecutionSpace (Serial, or OpenMP threads)
 //   cuda  Kokkos::Cuda, the default execution space of a Kokkos CUDA build
 // A build without a device backend has only `host`. The default is the build's default execution
 // space: `cuda` in a CUDA build (Kokkos' initialisation has already found the GPU), `host`
 // otherwise. The results are meant not to depend on the choice (docs/reproducibility.md says what
-// that rests on; a GPU has yet to check it); the result file records it (attributes device and
-// execution_space).
+// that rests on; a GPU has yet to check it); the filter's and pmmh's outputs record it (attributes
+// device and execution_space).
 #pragma once
 
 #include <Kokkos_Core.hpp>
