@@ -131,6 +131,10 @@ std::map<std::string, config::TomlValue> ConfigBindings::apply(const config::Tom
   return rest;
 }
 
+bool ConfigBindings::binds(const std::string& key) const {
+  return std::any_of(bindings_.begin(), bindings_.end(), [&key](const Binding& b) { return b.key == key; });
+}
+
 std::string ConfigBindings::key_list() const {
   std::string list;
   for (const Binding& b : bindings_) list += (list.empty() ? "" : ", ") + b.key;

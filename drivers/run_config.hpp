@@ -34,6 +34,8 @@ class ConfigBindings {
 
   // The keys, for --help and error messages.
   std::string key_list() const;
+  // Whether `key` is bound (a command reading another command's file keeps only its own keys).
+  bool binds(const std::string& key) const;
 
  private:
   struct Binding {

@@ -45,8 +45,7 @@ int SimulateCommand::run(MPI_Comm comm) {
       config::TomlDocument relevant = *config_document;
       for (auto it = relevant.values.begin(); it != relevant.values.end();) {
         const std::string& key = it->first;
-        const bool ours = key == "model" || key == "steps" || key == "seed" || key == "output" || key == "overwrite" ||
-                          key == "device" || key.rfind("parameters.", 0) == 0;
+        const bool ours = config_keys.binds(key) || key.rfind("parameters.", 0) == 0;
         it = ours ? std::next(it) : relevant.values.erase(it);
       }
       model_parameters = ModelParameters(config_keys.apply(relevant, "parameters"), config_document.get());
