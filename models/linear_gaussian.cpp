@@ -175,7 +175,7 @@ LinearGaussian::LinearGaussian(const LinearGaussianParams& p) : d_(p.d), m_(p.m)
     for (const auto* v : parts)
       for (double x : *v) staging(at++) = x;
   }
-  device_ = Kokkos::View<double*>("rsmc::linear_gaussian::kernel_data", n);
+  device_ = Kokkos::View<double*, ModelDataSpace>("rsmc::linear_gaussian::kernel_data", n);
   Kokkos::deep_copy(device_, staging);
 
   const double* base = device_.data();

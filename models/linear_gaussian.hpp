@@ -18,9 +18,10 @@
 //   host-space View holds the parameters packed, and params() rebuilds a LinearGaussianParams from it
 //   and returns it BY VALUE (host only). The member functions called in kernels never touch it.
 // - Everything the kernels need is precomputed on the host in the constructor and packed into one
-//   View in the default memory space: A, chol(Q), C, inverse(chol(R)), inverse(chol(R)) * C, m0,
-//   chol(P0), plus the Gaussian normalising constant of the observation density. The member
-//   functions read it through raw pointers and do not depend on Kokkos.
+//   View in rsmc::ModelDataSpace (readable from the host and the device, since one model serves
+//   either `--device`; framework/model/model_data_space.hpp): A, chol(Q), C, inverse(chol(R)),
+//   inverse(chol(R)) * C, m0, chol(P0), plus the Gaussian normalising constant of the observation
+//   density. The member functions read it through raw pointers and do not depend on Kokkos.
 // - A model must be created after Kokkos is initialised and destroyed before it is finalised (it
 //   owns Views); the constructor throws rsmc::Error if Kokkos is not initialised.
 //
@@ -41,6 +42,7 @@
 #include "base/core/portability.hpp"
 #include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
+#include "framework/model/model_data_space.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
 
@@ -113,8 +115,8 @@ class LinearGaussian {
   // transition() draws d normals; 2 is the default d (a speed hint only: docs/models.md).
   static constexpr int transition_normals = 2;
 
-  // Validates the parameters, computes the Cholesky factors and constants, and copies them to the
-  // default memory space. Throws rsmc::Error on invalid parameters or if Kokkos is not initialised.
+  // Validates the parameters, computes the Cholesky factors and constants, and copies them to
+  // rsmc::ModelDataSpace. Throws rsmc::Error on invalid parameters or if Kokkos is not initialised.
   explicit LinearGaussian(const LinearGaussianParams& params);
 
   // A host copy of the parameters (rebuilt from a host-side View, returned by value). Host only.
@@ -219,7 +221,7 @@ class LinearGaussian {
     }
   }
 
-  Kokkos::View<double*> device_;                   // packed kernel data (default memory space)
+  Kokkos::View<double*, ModelDataSpace> device_;   // packed kernel data (host and device readable)
   Kokkos::View<double*, Kokkos::HostSpace> host_;  // packed A, Q, C, R, m0, P0 for params()
   const double* a_ = nullptr;                      // d x d  A
   const double* lq_ = nullptr;                     // d x d  chol(Q), lower

@@ -78,7 +78,7 @@ RegimeSwitching::RegimeSwitching(const RegimeSwitchingParams& p)
   }
   Kokkos::View<double*, Kokkos::HostSpace> staging("rsmc::regime_switching::staging", data.size());
   for (std::size_t i = 0; i < data.size(); ++i) staging(i) = data[i];
-  device_ = Kokkos::View<double*>("rsmc::regime_switching::kernel_data", data.size());
+  device_ = Kokkos::View<double*, ModelDataSpace>("rsmc::regime_switching::kernel_data", data.size());
   Kokkos::deep_copy(device_, staging);
   cum_p_ = device_.data();
   cum_pi0_ = cum_p_ + k * k;

@@ -35,8 +35,9 @@
 //
 // Random draws: initial() draws one uniform (k_0, from the prefix sums of pi0) and one normal;
 // transition() one uniform (the regime) then one normal; simulate_observation() one normal.
-// Kernel data (prefix sums, coefficients) live in one View in the default memory space read through
-// raw pointers, as in LinearGaussian; the model must be created after Kokkos::initialize.
+// Kernel data (prefix sums, coefficients) live in one View in rsmc::ModelDataSpace (host and device
+// readable: framework/model/model_data_space.hpp) read through raw pointers, as in LinearGaussian;
+// the model must be created after Kokkos::initialize.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -48,6 +49,7 @@
 #include "base/core/portability.hpp"
 #include "base/rng/counter_stream.hpp"
 #include "framework/model/densities.hpp"
+#include "framework/model/model_data_space.hpp"
 #include "framework/model/parameters.hpp"
 #include "framework/model/state_view.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
@@ -129,7 +131,7 @@ class RegimeSwitching {
   }
 
  private:
-  Kokkos::View<double*> device_;                   // cum P (K x K), cum pi0 (K), (a, b, s) per regime
+  Kokkos::View<double*, ModelDataSpace> device_;   // cum P (K x K), cum pi0 (K), (a, b, s) per regime
   Kokkos::View<double*, Kokkos::HostSpace> host_;  // P, pi0, a, b, s as given, for params()
   const double* cum_p_ = nullptr;
   const double* cum_pi0_ = nullptr;

@@ -6,7 +6,11 @@
 #                             (space-separated, no spaces inside one); INPUTS is the directory the
 #                             arguments name for input files (written by filter_run_inputs). MODELs
 #                             (shipped models) replace the set's models (full and quick only)
-#   filter_run_inputs DIR     writes the input files the runs name (lorenz96's configuration)
+#   filter_run_inputs DIR     writes the input files the runs name (lorenz96's configuration, the
+#                             run files of kit_command_runs)
+#   kit_command_runs INPUTS   the GPU kit's runs of the other commands whose models run on the device
+#                             (`rsmc pmmh`'s filters, `rsmc simulate`'s model): TAG, a tab, then the
+#                             command and its arguments (before --device and --output)
 # SET is one of
 #   full    every shipped model x scheme x rank-count-invariant local sampler (search, forest, butterfly)
 #   quick   3 models x 4 schemes x the search sampler
@@ -20,6 +24,43 @@ filter_run_schemes=(systematic stratified multinomial residual)
 
 filter_run_inputs() {
   mkdir -p "$1" && printf '[parameters]\nd = 8\n' > "$1/l96.toml"
+  # Two small PMMH runs of one chain: local level (linear Gaussian; the CLI tests' run file) and
+  # stochastic volatility (exp and Box-Muller in every weight and move); adaptation from iteration 10.
+  cp "$(dirname "${BASH_SOURCE[0]}")/../tests/cli/pmmh_local_level.toml" "$1/pmmh_local_level.toml"
+  cat > "$1/pmmh_sv.toml" << 'EOF'
+model = "stochastic_volatility"
+steps = 40
+particles = 97
+seed = 7
+iterations = 40
+quiet = true
+[infer.phi]
+prior = "uniform"
+lower = 0.5
+upper = 0.999
+initial = 0.95
+proposal_sd = 0.3
+[infer.sigma]
+prior = "gamma"
+shape = 2.0
+rate = 10.0
+initial = 0.2
+proposal_sd = 0.3
+[adaptation]
+start = 10
+interval = 5
+EOF
+}
+
+kit_command_runs() {
+  local inputs=$1 m extra
+  printf 'pmmh-local_level\tpmmh --config %s/pmmh_local_level.toml\n' "$inputs"
+  printf 'pmmh-stochastic_volatility\tpmmh --config %s/pmmh_sv.toml\n' "$inputs"
+  for m in "${filter_run_models[@]}"; do
+    extra=''
+    [ "$m" = lorenz96 ] && extra=" --config $inputs/l96.toml"
+    printf 'simulate-%s\tsimulate --model %s --steps 200 --seed 11%s\n' "$m" "$m" "$extra"
+  done
 }
 
 # filter_run_line INPUTS STEPS MODEL SCHEME SAMPLER: one line of the table

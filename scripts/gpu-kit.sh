@@ -7,7 +7,8 @@
 #   lib/x86_64-linux-gnu/openmpi/, share/openmpi/   OpenMPI's plugins and data, in /usr's layout, so
 #              that OPAL_PREFIX=<kit> relocates it
 #   expected/  host reference result files (the host build's rsmc, on 1 and 2 ranks) of the runs of
-#              scripts/filter-runs.sh's `kit` table, with runs.txt, ranks and KIT (what built the kit)
+#              scripts/filter-runs.sh's `kit` table (runs.txt: rsmc filter) and of its kit_command_runs
+#              (commands.txt: rsmc pmmh and simulate), with their inputs, ranks and KIT (what built the kit)
 #   gpu-check.sh, README
 # and checks that it is complete (below). Run on the GPU machine: gpu-check.sh (docs/gpu.md).
 #
@@ -168,23 +169,25 @@ check_host_arch() {
   say "host code flags: ${flags:-no -march, so the compiler default: baseline x86-64}"
 }
 
-# write_expected DIR: host reference files of every kit run on every rank count, the run table
+# write_expected DIR: host reference files of every kit run on every rank count, the run tables:
+# runs.txt (`rsmc filter` runs, filter-runs.sh's kit table) and commands.txt (pmmh and simulate runs)
 write_expected() {
   local dir=$1 tag argline p args n=0
   source "$repo/scripts/filter-runs.sh"
   filter_run_inputs "$dir"
   filter_runs kit @INPUTS@ > "$dir/runs.txt"
+  kit_command_runs @INPUTS@ > "$dir/commands.txt"
   echo "${RSMC_KIT_RANKS:-1 2}" > "$dir/ranks"
   readlink -f "$reference" > "$dir/reference-rsmc"
   while IFS=$'\t' read -r tag argline; do
     read -r -a args <<< "${argline//@INPUTS@/$dir}"
     for p in $(cat "$dir/ranks"); do
-      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n "$p" --oversubscribe "$reference" filter \
-        "${args[@]}" --quiet --output "$dir/$tag-p$p.h5" < /dev/null > "$dir/log" 2>&1 ||
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n "$p" --oversubscribe "$reference" \
+        "${args[@]}" --output "$dir/$tag-p$p.h5" < /dev/null > "$dir/log" 2>&1 ||
         die "reference run $tag on $p ranks failed: $(tail -n 3 "$dir/log")"
       n=$((n + 1))
     done
-  done < "$dir/runs.txt"
+  done < <(sed 's/\t/\tfilter --quiet /' "$dir/runs.txt"; cat "$dir/commands.txt")
   rm -f "$dir/log"
   say "expected/: $n reference result files from $reference"
 }
@@ -244,7 +247,8 @@ gpu-check.log, gpu-check.json, compare.tsv, bench-kernels.jsonl and bench-e2e.js
 bin/       rsmc (Kokkos Serial + CUDA), h5_datasets_equal, the CUDA tests, orterun, orted
 lib/       the shared libraries they need (not libcuda, not glibc)
 lib/x86_64-linux-gnu/openmpi/lib/openmpi3, share/openmpi: OpenMPI's plugins and data
-expected/  host reference result files: runs.txt (TAG<TAB>rsmc filter arguments), ranks, KIT
+expected/  host reference result files: runs.txt (TAG<TAB>rsmc filter arguments), commands.txt
+           (TAG<TAB>rsmc pmmh or simulate and arguments), ranks, KIT
 EOF
 }
 

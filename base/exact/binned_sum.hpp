@@ -64,12 +64,13 @@ struct DoubleDouble {
 namespace binned {
 
 constexpr int kFolds = 3;
-constexpr int kWidth = 40;             // bits per level
-constexpr int kMaxDeposits = 1 << 11;  // per fold between spills (see "exactness")
-constexpr int kMinLevel = -24;         // u_2 = 2^-1051 at the lowest level
-constexpr int kMaxLevel = 22;          // terms up to 2^880; m_0 = 921
-constexpr int kEmpty = kMinLevel - 1;  // the level of a sum without finite terms
-constexpr int kLanes = 8;              // independent accumulators in add(x, n): 2 AVX2 vectors
+constexpr int kWidth = 40;                 // bits per level
+constexpr int kMaxDeposits = 1 << 11;      // per fold between spills (see "exactness")
+constexpr int kMinLevel = -24;             // u_2 = 2^-1051 at the lowest level
+constexpr int kMaxLevel = 22;              // terms up to 2^880; m_0 = 921
+constexpr int kEmpty = kMinLevel - 1;      // the level of a sum without finite terms
+constexpr int kLanes = 8;                  // independent accumulators in add(x, n): 2 AVX2 vectors
+constexpr double kMaxMagnitude = 0x1p880;  // |x| < 2^880: level <= kMaxLevel; beyond: rare terms
 
 // m_k, the exponent of fold k's anchor 1.5 * 2^(m_k), at `level`.
 RSMC_HOST_DEVICE constexpr int anchor_exponent(int level, int fold) { return kWidth * (level - fold) + 41; }
@@ -117,23 +118,22 @@ RSMC_VECTOR_INLINE void deposit(double& s0, double& s1, double& s2, double x) {
 
 }  // namespace binned
 
-struct BinnedSum {
+// The folds of a BinnedSum: every term within the levels (|x| < 2^880), without the ExactSum of the
+// rare ones. BinnedSum adds that part; a GPU thread accumulates in BinnedFolds alone (80 bytes, where
+// a BinnedSum's 656 would live in local memory; binned_reduce.hpp) and reports a rare term instead.
+struct BinnedFolds {
   int level;                                 // binned::kEmpty until the first finite term
   std::int32_t deposits;                     // since the last spill (<= binned::kMaxDeposits)
   double fold[binned::kFolds];               // 1.5 * 2^(m_k) + d_k (meaningless while empty)
   exact_detail::i128 spill[binned::kFolds];  // spilled d_k, in units of u_k = 2^(m_k - 52)
-  ExactSum rare;                             // terms beyond 2^880, +-inf, NaN: exact / counted
-  std::int64_t reserved;                     // always 0: no tail padding, so equal sums have equal bytes
 
-  RSMC_HOST_DEVICE void clear() {
+  RSMC_HOST_DEVICE void clear_folds() {
     level = binned::kEmpty;
     deposits = 0;
     for (int k = 0; k < binned::kFolds; ++k) {
       fold[k] = 0.0;
       spill[k] = 0;
     }
-    rare.clear();
-    reserved = 0;
   }
 
   // The folds' anchors 1.5 * 2^(m_k) at `level`.
@@ -171,17 +171,44 @@ struct BinnedSum {
     for (int k = 0; k < binned::kFolds; ++k) fold[k] = anchor(to, k);
   }
 
-  // this += x for one term.
-  RSMC_HOST_DEVICE void add(double x) {
+  // this += x when |x| < 2^880 (binned::kMaxMagnitude) and returns true; returns false, adding
+  // nothing, for a rare term: beyond the levels, +-inf or NaN.
+  RSMC_HOST_DEVICE bool add_within_levels(double x) {
     const double a = x < 0.0 ? -x : x;
-    if (!(a < kMaxMagnitude)) {  // beyond the levels, +-inf, NaN
-      rare.add(x);
-      return;
-    }
+    if (!(a < binned::kMaxMagnitude)) return false;
     raise_level(binned::level_for(a));
     if (deposits == binned::kMaxDeposits) flush();
     ++deposits;
     binned::deposit(fold[0], fold[1], fold[2], x);
+    return true;
+  }
+
+  // this += o for the folds (o may be *this).
+  RSMC_HOST_DEVICE void merge_folds(const BinnedFolds& o) {
+    BinnedFolds other = o;
+    const int to = level > other.level ? level : other.level;
+    raise_level(to);
+    other.raise_level(to);
+    flush();
+    other.flush();
+    if (level != binned::kEmpty)
+      for (int k = 0; k < binned::kFolds; ++k) spill[k] += other.spill[k];
+  }
+};
+
+struct BinnedSum : BinnedFolds {
+  ExactSum rare;          // terms beyond 2^880, +-inf, NaN: exact / counted
+  std::int64_t reserved;  // always 0: no tail padding, so equal sums have equal bytes
+
+  RSMC_HOST_DEVICE void clear() {
+    clear_folds();
+    rare.clear();
+    reserved = 0;
+  }
+
+  // this += x for one term.
+  RSMC_HOST_DEVICE void add(double x) {
+    if (!add_within_levels(x)) rare.add(x);
   }
 
   // this += x[0] + ... + x[n-1]. One pass for max |x| (and the rare terms), then deposits over
@@ -200,7 +227,7 @@ struct BinnedSum {
       top = magnitude > top ? magnitude : top;
     }
     const double amax = exact_detail::double_from_bits(static_cast<std::uint64_t>(top));
-    if (!(amax < kMaxMagnitude)) {
+    if (!(amax < binned::kMaxMagnitude)) {
       for (std::size_t i = 0; i < n; ++i) add(x[i]);  // rare: term by term, the large and non-finite to `rare`
       return amax;
     }
@@ -216,15 +243,9 @@ struct BinnedSum {
 
   // this += o, for any two sums (o may be *this).
   RSMC_HOST_DEVICE void merge(const BinnedSum& o) {
-    BinnedSum other = o;
-    const int to = level > other.level ? level : other.level;
-    raise_level(to);
-    other.raise_level(to);
-    flush();
-    other.flush();
-    if (level != binned::kEmpty)
-      for (int k = 0; k < binned::kFolds; ++k) spill[k] += other.spill[k];
-    rare.merge(other.rare);
+    const ExactSum other_rare = o.rare;  // o may be *this
+    merge_folds(o);
+    rare.merge(other_rare);
   }
 
   // The exact value of the folds (and rare terms) as an ExactSum.
@@ -250,8 +271,6 @@ struct BinnedSum {
     e.add(-hi);
     return {hi, e.to_double()};
   }
-
-  static constexpr double kMaxMagnitude = 0x1p880;  // |x| < 2^880: level <= kMaxLevel
 
   // The canonical form of the value, for byte comparison and transport (binned_sum_mpi.hpp): folds at
   // their anchors, every deposit in the spills, the rare terms normalised.
@@ -291,6 +310,8 @@ struct BinnedSum {
 
 static_assert(std::is_trivially_copyable<BinnedSum>::value,
               "BinnedSum must be trivially copyable (raw-byte transport)");
-static_assert(sizeof(BinnedSum) == 32 + 16 * binned::kFolds + sizeof(ExactSum) + 8, "BinnedSum must have no padding");
+static_assert(sizeof(BinnedFolds) == 32 + 16 * binned::kFolds, "BinnedFolds must have no padding");
+static_assert(sizeof(BinnedSum) == sizeof(BinnedFolds) + sizeof(ExactSum) + 8, "BinnedSum must have no padding");
+static_assert(std::is_trivially_copyable<BinnedFolds>::value, "BinnedFolds must be trivially copyable");
 
 }  // namespace rsmc::exact

@@ -1,6 +1,7 @@
 // Unit tests for the vectorised reproducible sums of issue 16: base/exact/binned_sum.hpp (BinnedSum),
-// base/exact/merge_reducer.hpp (inside a Kokkos parallel_reduce), base/exact/moments.hpp (one-pass
-// variance) and fixed_weight_of (base/exact/fixed_weight.hpp).
+// base/exact/merge_reducer.hpp (inside a Kokkos parallel_reduce), base/exact/binned_reduce.hpp (the
+// host's batches and the device's teams), base/exact/moments.hpp (one-pass variance) and
+// fixed_weight_of (base/exact/fixed_weight.hpp).
 //
 // Reproducibility is checked as identical bytes (after normalize()) and identical to_double() bits
 // over orders, chunkings, merge trees and lane counts; accuracy against ExactSum with the documented
@@ -17,6 +18,7 @@
 #include <random>
 #include <vector>
 
+#include "base/exact/binned_reduce.hpp"
 #include "base/exact/binned_sum.hpp"
 #include "base/exact/exact_sum.hpp"
 #include "base/exact/fixed_weight.hpp"
@@ -210,6 +212,80 @@ TEST_CASE("BinnedSum inside a Kokkos parallel_reduce (MergeReducer): the serial 
         },
         rsmc::exact::MergeReducer<BinnedSum>(result));
     CHECK(same_bytes(result, serial));
+  }
+}
+
+// The team path's tree over its lanes, one level at a time as the barriers order it: lane t deposits
+// terms t, t + T, t + 2T, ...; any team size T gives the serial sum's bytes.
+TEST_CASE("reduce_binned's team tree: the serial bits for any team size", "[binned_sum]") {
+  const std::vector<double> x = terms(5000, 2, 60, 9);
+  BinnedSum serial = empty_sum();
+  for (double v : x) serial.add(v);
+  for (int team : {1, 2, 3, 5, 32, 100, 128, 129}) {
+    Kokkos::View<rsmc::exact::BinnedFolds*, Kokkos::HostSpace> lanes("lanes", team);
+    for (int t = 0; t < team; ++t) {
+      lanes(t).clear_folds();
+      for (std::size_t i = t; i < x.size(); i += team) REQUIRE(lanes(t).add_within_levels(x[i]));
+    }
+    for (int stride = 1; stride < team; stride *= 2)
+      for (int t = 0; t < team; ++t) rsmc::exact::binned_reduce_detail::merge_lane_level(lanes, t, stride, team);
+    BinnedSum result = empty_sum();
+    result.merge_folds(lanes(0));
+    INFO("team size " << team);
+    CHECK(same_bytes(result, serial));
+  }
+}
+
+// The fill of the reduce_binned test below, as the engine's moment sums fill: sum 0 computes each
+// item's weight and writes it, sum 1 reads it back (weight x input), sum 2 is the input. A functor at
+// namespace scope, not a lambda: a CUDA build's device lambdas cannot take a host lambda's type.
+struct MomentLikeFill {
+  Kokkos::View<double*, Kokkos::HostSpace> input, weight;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, const std::size_t begin, const std::size_t end,
+                                         double* out) const {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (k == 0)
+        weight(i) = rsmc::exact::binned::pow2(-static_cast<int>(i % 40)) * (1.0 + 0x1p-30 * static_cast<double>(i));
+      out[i - begin] = k == 0 ? weight(i) : k == 1 ? weight(i) * input(i) : input(i);
+    }
+  }
+};
+
+// reduce_binned_by_teams (the device path) against reduce_binned_by_batches (the host path) on the
+// host backend. Teams have as many threads as the backend gives (OMP_NUM_THREADS), and one.
+TEST_CASE("reduce_binned: by teams and by batches give the same bits, rare terms included", "[binned_sum]") {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  for (const bool with_rare : {false, true}) {
+    for (std::size_t n : {std::size_t(1), std::size_t(255), std::size_t(4096), std::size_t(4097),
+                          std::size_t(3 * 4096 + 17), std::size_t(70001)}) {
+      const std::vector<double> x = terms(n, 3, 50, n);
+      const MomentLikeFill fill{Kokkos::View<double*, Kokkos::HostSpace>("input", n),
+                                Kokkos::View<double*, Kokkos::HostSpace>("weight", n)};
+      for (std::size_t i = 0; i < n; ++i) fill.input(i) = x[i];
+      if (with_rare) fill.input(n / 2) = (n % 2 == 0) ? std::numeric_limits<double>::infinity() : 0x1p900;
+      constexpr int kSums = 3;
+      rsmc::exact::BinnedReduceWorkspace<Kokkos::HostSpace> workspace;
+      BinnedSum by_batches[kSums], by_teams[kSums], by_single_threads[kSums], serial[kSums];
+      for (int k = 0; k < kSums; ++k) {
+        by_batches[k] = by_teams[k] = by_single_threads[k] = serial[k] = empty_sum();
+      }
+      rsmc::exact::reduce_binned_by_batches<Exec>("test::batches", n, kSums, fill, workspace, by_batches);
+      rsmc::exact::reduce_binned_by_teams<Exec>("test::teams", n, kSums, fill, workspace, by_teams);
+      rsmc::exact::reduce_binned_by_teams<Exec>("test::teams", n, kSums, fill, workspace, by_single_threads, 1);
+      for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < kSums; ++k) {
+          double term;
+          fill(k, i, i + 1, &term);
+          serial[k].add(term);
+        }
+      for (int k = 0; k < kSums; ++k) {
+        INFO("n = " << n << ", sum " << k << (with_rare ? ", with a rare term" : ""));
+        CHECK(same_bytes(by_batches[k], serial[k]));
+        CHECK(same_bytes(by_teams[k], serial[k]));
+        CHECK(same_bytes(by_single_threads[k], serial[k]));
+        CHECK(bits_of(by_teams[k].to_double()) == bits_of(serial[k].to_double()));
+      }
+    }
   }
 }
 
