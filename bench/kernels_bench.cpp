@@ -133,7 +133,8 @@ struct Plan {
   int repeats = 5;
   std::uint64_t seed = 1;
   double max_table_bytes = 0.0;
-  std::vector<int> threads;  // of the threaded (Kokkos) alias kernels
+  std::vector<int> threads;                  // of the threaded (Kokkos) alias kernels
+  std::vector<std::uint64_t> section_items;  // alias-psa-device: items per sweep section, 0: the default
 };
 
 Plan make_plan(const KernelsBench& b) {
@@ -164,6 +165,12 @@ Plan make_plan(const KernelsBench& b) {
                   std::to_string(max_threads()) + " (" + HostExec::name() +
                   (max_threads() > 1 ? std::string(", OMP_NUM_THREADS") : std::string(" build")) + ")");
     plan.threads.push_back(static_cast<int>(t));
+  }
+  for (const auto& text : list_entries("--section-items", b.section_items)) {
+    std::uint64_t k = 0;
+    if (text != "0" && (!parse_count(text, k) || k == 0 || k > (std::uint64_t{1} << 40)))
+      throw Error("--section-items: '" + text + "' is not a valid section size; expected 0 (the default) or 1 to 2^40");
+    plan.section_items.push_back(k);
   }
   return plan;
 }
@@ -253,6 +260,7 @@ struct Phase {
   const char* rng = nullptr;                // the generator inside the timed sample loop
   std::vector<double> given_total_seconds;  // alias-psa(-plus): the build with the total passed in
   std::string table_hash;                   // alias builds: FNV-1a of the rows (equal tables, equal hashes)
+  std::uint64_t sections = 0;               // alias-psa-device: sections of the sweep (0: not reported)
 };
 
 // Calls per timing: enough that one timing covers about 2^17 items.
@@ -297,7 +305,7 @@ class Bench {
   }
 
   // Runs `kernel`; the threaded alias kernels on `threads` threads.
-  std::vector<Phase> run(Kernel kernel, int threads) {
+  std::vector<Phase> run(Kernel kernel, int threads, std::uint64_t section_items) {
     switch (kernel) {
       case Kernel::binary_search:
         return binary_search();
@@ -315,7 +323,7 @@ class Bench {
       case Kernel::alias_sectioned:
         return alias_sample(kernel, threads);
       case Kernel::alias_psa_device:
-        return alias_build_device();
+        return alias_build_device(section_items);
       case Kernel::std_discrete:
         return std_discrete();
       case Kernel::rng:
@@ -573,8 +581,9 @@ class Bench {
   // sampler calls it: the weights already there, the total given, the storage reused. Its floor is a
   // copy of the table's bytes within that space's memory (the bandwidth floor of a build that writes
   // the table once). The table is copied back (untimed), checked exact, and hashed: PSA's table is
-  // Vose's, so the hash must equal alias-vose's and alias-psa's.
-  std::vector<Phase> alias_build_device() {
+  // Vose's, so the hash must equal alias-vose's and alias-psa's, whatever the sections (section_items
+  // per section; 0: the engine's choice).
+  std::vector<Phase> alias_build_device(std::uint64_t section_items) {
     using Exec = Kokkos::DefaultExecutionSpace;
     using Space = Exec::memory_space;
     const Exec exec;
@@ -585,9 +594,12 @@ class Bench {
     Kokkos::View<std::uint64_t*, Space> weights(uninitialised("rsmc::bench::device_weights"), n_);
     Kokkos::deep_copy(weights, w64_);
     kernels::alias::AliasStorage<Space> storage;
-    const kernels::alias::PsaOptions options;  // the engine's: PSA
+    kernels::alias::PsaOptions options;  // the engine's: PSA
+    if (section_items > 0) options.sections = (n_ + section_items - 1) / section_items;
     const exact::u128 total = kernels::alias::alias_total(exec, weights, storage);
-    auto table = kernels::alias::build_alias(exec, weights, total, storage, options);  // sizes the storage
+    kernels::alias::PsaStats stats;
+    auto table = kernels::alias::build_alias(exec, weights, total, storage, options, &stats);  // sizes the storage
+    build.sections = stats.sections;
     Kokkos::View<unsigned char*, Space> from(uninitialised("rsmc::bench::floor_from"), build.copy_bytes),
         to(uninitialised("rsmc::bench::floor_to"), build.copy_bytes);
     Kokkos::deep_copy(from, static_cast<unsigned char>(1));
@@ -691,7 +703,7 @@ std::string phase_fields(const Phase& p) {
          ",\"copy_seconds_median\":" + json_number(copy_med) +
          ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
          ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
-         given_total_fields(p) +
+         (p.sections > 0 ? ",\"sections\":" + std::to_string(p.sections) : std::string()) + given_total_fields(p) +
          (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
 }
 
@@ -763,6 +775,12 @@ void KernelsBench::add_to(CLI::App& app) {
                  "a comma list, at most OMP_NUM_THREADS (Kokkos 4 OpenMP builds; Serial builds: 1)")
       ->type_name("T,...")
       ->capture_default_str();
+  app.add_option("--section-items", section_items,
+                 "alias-psa-device: items per section of PSA's final sweep, each size run in turn; the table does "
+                 "not depend on it (its hash is printed); 0: the engine's choice (128 items per section on a "
+                 "device, 4 sections per thread on a host)")
+      ->type_name("K,...")
+      ->capture_default_str();
   app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
 }
 
@@ -785,35 +803,38 @@ int KernelsBench::run(MPI_Comm comm) const {
                        static_cast<unsigned long long>(n), pattern_name(pattern));
         Bench bench(plan, pattern, n, floor, verbose);
         for (const Kernel kernel : plan.kernels) {
-          for (const int threads : is_threaded(kernel) ? plan.threads : std::vector<int>{1}) {
-            const std::string head =
-                std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
-            const std::string common =
-                ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) +
-                "\",\"exponent\":" + (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
-                ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
-                ",\"threads\":" +
-                std::to_string(kernel == Kernel::alias_psa_device ? Kokkos::DefaultExecutionSpace().concurrency()
-                                                                  : threads) +
-                ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name()) +
-                (kernel == Kernel::alias_psa_device
-                     ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
-                     : std::string());
-            const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
-            const std::string reason = bench.skip_reason(kernel);
-            if (!reason.empty()) {
-              print_skipped(kernel, head, common, tail, reason);
-              continue;
+          const std::vector<std::uint64_t> section_choices =
+              kernel == Kernel::alias_psa_device ? plan.section_items : std::vector<std::uint64_t>{0};
+          for (const int threads : is_threaded(kernel) ? plan.threads : std::vector<int>{1})
+            for (const std::uint64_t section_items : section_choices) {
+              const std::string head =
+                  std::string("{\"bench\":\"kernels\",\"kernel\":\"") + kernel_name(kernel) + "\",\"phase\":";
+              const std::string common =
+                  ",\"n\":" + std::to_string(n) + ",\"weights\":\"" + pattern_name(pattern) +
+                  "\",\"exponent\":" + (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
+                  ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
+                  ",\"threads\":" +
+                  std::to_string(kernel == Kernel::alias_psa_device ? Kokkos::DefaultExecutionSpace().concurrency()
+                                                                    : threads) +
+                  ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name()) +
+                  (kernel == Kernel::alias_psa_device
+                       ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
+                       : std::string());
+              const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
+              const std::string reason = bench.skip_reason(kernel);
+              if (!reason.empty()) {
+                print_skipped(kernel, head, common, tail, reason);
+                continue;
+              }
+              if (verbose) std::fprintf(stderr, " %s, %d thread(s)\n", kernel_name(kernel), threads);
+              for (const Phase& p : bench.run(kernel, threads, section_items)) {
+                const std::string reference = kernel == Kernel::alias_psa_plus && n == kWrsN
+                                                  ? wrs_fields(pattern_name(pattern), threads, p)
+                                                  : std::string();
+                std::fputs((head + json_string(p.phase) + common + phase_fields(p) + reference + tail).c_str(), stdout);
+                std::fflush(stdout);
+              }
             }
-            if (verbose) std::fprintf(stderr, " %s, %d thread(s)\n", kernel_name(kernel), threads);
-            for (const Phase& p : bench.run(kernel, threads)) {
-              const std::string reference = kernel == Kernel::alias_psa_plus && n == kWrsN
-                                                ? wrs_fields(pattern_name(pattern), threads, p)
-                                                : std::string();
-              std::fputs((head + json_string(p.phase) + common + phase_fields(p) + reference + tail).c_str(), stdout);
-              std::fflush(stdout);
-            }
-          }
         }
       }
     }

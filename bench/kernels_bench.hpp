@@ -62,8 +62,9 @@ struct KernelsBench {
   std::string samples = "n";  // samples per size: a count, or n (= n, at most 10^7)
   long long repeats = 5;
   long long seed = 1;
-  double max_table_gib = 8.0;             // a kernel whose structure is larger is skipped
-  std::vector<std::string> threads{"1"};  // thread counts of the Kokkos alias kernels
+  double max_table_gib = 8.0;                   // a kernel whose structure is larger is skipped
+  std::vector<std::string> threads{"1"};        // thread counts of the Kokkos alias kernels
+  std::vector<std::string> section_items{"0"};  // alias-psa-device: items per sweep section (0: default)
   bool verbose = false;
 
   void add_to(CLI::App& app);

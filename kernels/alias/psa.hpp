@@ -52,8 +52,8 @@ struct PsaOptions {
   // PSA+: items per greedy section, a power of two in [sweep::kBlockItems, 2^31]. The table depends
   // on it: keep it fixed where tables must match (e.g. a host and a GPU run).
   std::uint64_t greedy_items = std::uint64_t{1} << 16;
-  // Sections of the final sweep; 0: 4 per unit of concurrency on host backends, one per 512 items on
-  // devices. The table does not depend on it.
+  // Sections of the final sweep; 0: 4 per unit of concurrency on host backends, one per
+  // kDeviceSectionItems items on devices. The table does not depend on it.
   std::uint64_t sections = 0;
 };
 
@@ -111,6 +111,13 @@ inline void check_options(const PsaOptions& o) {
                 "; expected a power of two from " + std::to_string(sweep::kBlockItems) + " to 2^31");
 }
 
+// Items per section of the final sweep on a device. Each section is one thread's sequential sweep,
+// so smaller sections give more threads and more binary searches to find their starts: on an H100
+// (2026-11-27, `rsmc bench kernels --section-items`, bench/results/gpu-2026-11-27-NVIDIA-H100/sections/)
+// 128 built n = 10^7 in 7.6 ms (power-law weights) and 10.6 ms (uniform) where 512 took 10.1 and
+// 12.7, and n = 10^6 1.6x faster; 64 was slower at 10^7, 32 and below much slower.
+constexpr std::uint64_t kDeviceSectionItems = 128;
+
 template <class Exec>
 std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t merged) {
   std::uint64_t s = o.sections;
@@ -118,7 +125,7 @@ std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t
     if (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
       s = 4 * static_cast<std::uint64_t>(exec.concurrency());
     else
-      s = merged / 512 + 1;
+      s = merged / kDeviceSectionItems + 1;
   }
   return s < merged ? s : (merged > 0 ? merged : 1);
 }
