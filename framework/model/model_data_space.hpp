@@ -21,8 +21,11 @@ using ModelDataSpace = Kokkos::DefaultExecutionSpace::memory_space;
 #endif
 
 // What the choice is for, checked where it is made (a CUDA build compiles this with Kokkos::Cuda).
-static_assert(Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, ModelDataSpace>::accessible &&
-                  Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, ModelDataSpace>::accessible,
-              "a model's kernel data must be readable from the host's and the device's execution space");
+// Two assertions, not one with &&: Kokkos 3's `accessible` is an enumerator, and clang warns of a
+// logical operator on constants (an error under -Werror).
+static_assert(Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, ModelDataSpace>::accessible,
+              "a model's kernel data must be readable from the host's execution space");
+static_assert(Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, ModelDataSpace>::accessible,
+              "a model's kernel data must be readable from the device's execution space");
 
 }  // namespace rsmc
