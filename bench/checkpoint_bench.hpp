@@ -11,7 +11,7 @@
 // page cache, for the checkpoint and the baseline alike.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -19,7 +19,7 @@
 // budget) or the memory available are printed as skipped lines with the reason.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -47,7 +47,7 @@
 // to stdout; --verbose reports progress on stderr.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -8,7 +8,7 @@
 // --implementation reference or scalar measures bench/reference_filter.hpp or bench/scalar_filter.hpp instead.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

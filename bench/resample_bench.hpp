@@ -17,7 +17,7 @@
 // independently, by a dense dynamic programme) and the any-layout bound sum_k max(0, c_k - t_k).
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>

@@ -15,7 +15,7 @@
 // for the thread sweep.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

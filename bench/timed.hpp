@@ -2,7 +2,7 @@
 // device work is fenced, and the phase takes as long as its slowest rank.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,6 +1,6 @@
 #include "drivers/checkpoint_directory.hpp"
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <filesystem>
 #include <vector>

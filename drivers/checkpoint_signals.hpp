@@ -3,7 +3,7 @@
 // ranks together (checkpoint_requested is collective), so every rank stops after the same step.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 namespace rsmc::drivers {
 

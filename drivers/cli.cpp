@@ -1,6 +1,6 @@
 #include "drivers/cli.hpp"
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -25,6 +25,7 @@
 #include "drivers/info_command.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/pmmh_command.hpp"
+#include "drivers/shared_options.hpp"
 #include "drivers/simulate_command.hpp"
 #include "drivers/smooth_command.hpp"
 #include "drivers/version.hpp"
@@ -59,9 +60,16 @@ Subcommand add_command(CLI::App& parent, const char* name, const std::string& de
   return {app, [command](MPI_Comm comm) { return command->run(comm); }};
 }
 
-int run(int argc, char** argv, MPI_Comm comm) {
+int run(int argc, char** argv, MPI_Comm comm, const std::string& default_model) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
+  try {
+    rsmc::drivers::find_model(default_model);  // throws naming the registered models
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "rsmc: error: run_cli's default model: %s\n", e.what());
+    return 1;
+  }
+  rsmc::drivers::RunSettings::set_default_model_name(default_model);  // before the commands are made
 
   std::string models;
   for (const auto& name : rsmc::drivers::model_names()) models += "  " + name + "\n";
@@ -185,7 +193,7 @@ bool gpu_visible_if_needed() {
 
 }  // namespace
 
-int run_cli(int argc, char** argv) {
+int run_cli(int argc, char** argv, const std::string& default_model) {
   install_checkpoint_signals();  // before the seconds of start-up (checkpoint_signals.hpp)
   MPI_Init(&argc, &argv);
   // Kokkos gets only its own --kokkos-* arguments (it would otherwise answer --help itself);
@@ -200,7 +208,7 @@ int run_cli(int argc, char** argv) {
     return 1;
   }
   Kokkos::initialize(kokkos_argc, kokkos_args.data());
-  const int code = run(static_cast<int>(rsmc_args.size()), rsmc_args.data(), MPI_COMM_WORLD);
+  const int code = run(static_cast<int>(rsmc_args.size()), rsmc_args.data(), MPI_COMM_WORLD, default_model);
   Kokkos::finalize();
   MPI_Finalize();
   return code;

@@ -5,7 +5,7 @@
 // failing rank, printed by rank 0.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <functional>
 

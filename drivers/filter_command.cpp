@@ -11,6 +11,7 @@
 #include "drivers/collective.hpp"
 #include "drivers/integer_option.hpp"
 #include "drivers/model_registry.hpp"
+#include "drivers/shared_options.hpp"
 #include "framework/parallel/phase_times.hpp"
 #include "framework/io/hdf5_observations.hpp"
 #include "framework/io/observations_file.hpp"
@@ -21,130 +22,96 @@ void FilterCommand::add_to(CLI::App& app) {
   app.add_option("--config", config_file,
                  "Run configuration (TOML): any option below as `key = value` with '-' written '_' (e.g. "
                  "ess_threshold = 0.9), model parameters under [parameters]; flags given on the command line win");
-  auto* o_model =
-      app.add_option("--model", model, "State-space model to filter (see the list below)")->capture_default_str();
-  auto* o_particles = app.add_option("--particles,-n", particles,
-                                     "Total number of particles N over all ranks (N >= ranks; integers may be "
-                                     "written 1e6 or 2.5e5)")
-                          ->transform(integer_notation(false))
-                          ->capture_default_str();
-  steps_option = app.add_option("--steps,-T", steps,
-                                "Number of observations to filter (default: all of --data, or " +
-                                    std::to_string(kDefaultSimulatedSteps) + " simulated steps)")
-                     ->transform(integer_notation(true));
-  auto* o_seed = app.add_option("--seed", seed, "Seed of every random stream, 0 <= seed < 2^56")
-                     ->transform(integer_notation(false))
-                     ->capture_default_str();
-  auto* o_ess = app.add_option("--ess-threshold", ess_threshold,
-                               "Resample when ESS < threshold * N; threshold in (0, 1], 1 resamples every step")
-                    ->capture_default_str();
-  auto* o_resampling =
-      app.add_option("--resampling", resampling, "Resampling scheme: multinomial, stratified, systematic or residual")
-          ->capture_default_str();
-  auto* o_resampler =
-      app.add_option("--resampler", resampler,
-                     "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's Algorithm 1, "
-                     "multinomial only), allgather or gather-root (naive baselines, systematic only)")
-          ->capture_default_str();
-  auto* o_local =
+  // Each option with its run-file key (ranges as the command line checks them); the options rsmc
+  // pmmh and simulate share come from their one table (shared_options.hpp).
+  add_shared(app, config_keys, *this, SharedOption::model);
+  add_shared(app, config_keys, *this, SharedOption::particles);
+  steps_option = add_shared(app, config_keys, *this, SharedOption::steps);
+  add_shared(app, config_keys, *this, SharedOption::seed);
+  add_shared(app, config_keys, *this, SharedOption::ess_threshold);
+  add_shared(app, config_keys, *this, SharedOption::resampling);
+  config_keys.text("resampler", resampler,
+                   app.add_option("--resampler", resampler,
+                                  "roulette (distributed, O(N/p) per rank; default), roulette-algorithm1 (the paper's "
+                                  "Algorithm 1, multinomial only), allgather or gather-root (naive baselines, "
+                                  "systematic only)")
+                       ->capture_default_str(),
+                   {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
+  config_keys.text(
+      "local_sampler", local_sampler,
       app.add_option("--local-sampler", local_sampler,
                      "How the roulette resampler finds the ancestors of this rank's sample points: search (prefix "
                      "sums + binary search), forest (Cutpoint + radix tree forest) or butterfly (butterfly partial "
                      "sums) give identical results; alias draws each rank's offspring from an alias table "
                      "(statistically valid and deterministic for a fixed rank count, but NOT identical across rank "
                      "counts; recorded in the result file)")
-          ->capture_default_str();
-  auto* o_invalid =
+          ->capture_default_str(),
+      {"search", "forest", "butterfly", "alias"});
+  config_keys.text(
+      "invalid_likelihood", invalid_likelihood,
       app.add_option("--invalid-likelihood", invalid_likelihood,
                      "What a NaN or +inf log-likelihood does: error (stop, naming the step and the lowest such global "
                      "particle id) or zero-weight (the particle gets weight zero; the count per step is reported and "
                      "written to --output as invalid_likelihoods)")
-          ->capture_default_str();
-  auto* o_tolerance =
+          ->capture_default_str(),
+      {"error", "zero-weight"});
+  config_keys.number(
+      "balance_tolerance", balance_tolerance, 0.0, 1000.0, false,
       app.add_option("--balance-tolerance", balance_tolerance,
                      "Load tolerance tau >= 0 of the roulette resampler: after a resampling each rank holds between "
                      "(1 - tau) and (1 + tau) times its target, in the contiguous layout that moves the fewest "
                      "particles (0: the fixed block layout). Moves particles only; results are identical for any tau")
-          ->capture_default_str();
-  auto* o_capacity =
-      app.add_option("--rank-capacity", rank_capacity,
-                     "Relative speed of each rank, for ranks of unequal capacity: p positive weights separated by "
-                     "commas, or a file holding them; rank k's target is N capacity_k / sum. Default: equal");
-  auto* o_data =
-      app.add_option("--data", data,
-                     "Observations: a CSV file (header row, one column per component, empty field = missing) "
-                     "or an HDF5 file with a dataset 'observations' (T x m). Without it, data are simulated from the "
-                     "model with --seed");
-  auto* o_output = app.add_option("--output,-o", output,
-                                  "HDF5 result file (per-step ESS, log-likelihood increments, filtered "
-                                  "means and variances, resampling flags)");
-  auto* o_overwrite = app.add_flag("--overwrite", overwrite,
-                                   "Replace --output and --trace if they exist (otherwise an existing file is an "
-                                   "error); never applies to checkpoints");
-  auto* o_every =
+          ->capture_default_str());
+  config_keys.text("rank_capacity", rank_capacity,
+                   app.add_option("--rank-capacity", rank_capacity,
+                                  "Relative speed of each rank, for ranks of unequal capacity: p positive weights "
+                                  "separated by commas, or a file holding them; rank k's target is N capacity_k / "
+                                  "sum. Default: equal"));
+  add_shared(app, config_keys, *this, SharedOption::data);
+  add_shared(app, config_keys, *this, SharedOption::output,
+             "HDF5 result file (per-step ESS, log-likelihood increments, filtered means and variances, resampling "
+             "flags)");
+  add_shared(app, config_keys, *this, SharedOption::overwrite, "also --trace; never checkpoints");
+  config_keys.integer(
+      "checkpoint_every", checkpoint_every, 0,
       app.add_option("--checkpoint-every", checkpoint_every,
                      "Write a checkpoint every K steps (0: only when SIGTERM or SIGUSR1 arrives, which always "
                      "checkpoints and stops with exit code 75)")
           ->transform(integer_notation(true))
-          ->capture_default_str();
-  auto* o_dir =
+          ->capture_default_str());
+  config_keys.text(
+      "checkpoint_dir", checkpoint_dir,
       app.add_option(
              "--checkpoint-dir", checkpoint_dir,
              "Directory of the checkpoints (checkpoint-<step>.h5; created if missing). One run per directory: a run "
              "without --restart refuses a directory that already holds checkpoints")
-          ->capture_default_str();
-  auto* o_keep =
+          ->capture_default_str());
+  config_keys.integer(
+      "keep_checkpoints", keep_checkpoints, 1,
       app.add_option("--keep-checkpoints", keep_checkpoints,
                      "How many of this run's newest checkpoints to keep (>= 1); files of other runs are never deleted")
           ->transform(integer_notation(true))
-          ->capture_default_str();
-  auto* o_restart =
+          ->capture_default_str());
+  config_keys.text(
+      "restart", restart,
       app.add_option("--restart", restart,
                      "Continue from a checkpoint file, or `latest` (the newest in --checkpoint-dir), on any number of "
                      "ranks. Every option the checkpoint's run had and this command (or --config) does not give is "
                      "taken from the checkpoint: model, [parameters], particles, steps, seed, ess-threshold, scheme, "
                      "resampler, samplers, invalid-likelihood, data (not --balance-tolerance or --rank-capacity, "
                      "which only place particles on ranks). Options given must agree with it: a run that differs in "
-                     "a way that changes results is refused");
-  auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
-  auto* o_verbose = app.add_flag("--verbose,-v", verbose,
-                                 "Also print the wall time per phase (propagate, weight, reduce, select, rebalance, "
-                                 "io; maximum over ranks) and the resampling traffic");
+                     "a way that changes results is refused"));
+  CLI::Option* o_quiet = add_shared(app, config_keys, *this, SharedOption::quiet);
+  CLI::Option* o_verbose = app.add_flag("--verbose,-v", verbose,
+                                        "Also print the wall time per phase (propagate, weight, reduce, select, "
+                                        "rebalance, io; maximum over ranks) and the resampling traffic");
   o_verbose->excludes(o_quiet);
-  auto* o_device =
-      app.add_option("--device", device,
-                     "Where the particles live and the filter runs: host (CPU threads) or cuda (the GPU), in a build "
-                     "for a GPU, which holds both. Default: cuda in a GPU build, host otherwise. Results are meant "
-                     "to be identical on both (not yet checked on a GPU: docs/gpu.md); the result file records "
-                     "which ran");
-  auto* o_progress = app.add_flag("--progress", show_progress,
-                                  "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
-                                  "it is not a terminal (default: only on a terminal)");
-
-  // The same settings in a --config file (ranges as the command line checks them).
-  config_keys.text("model", model, o_model);
-  config_keys.integer("particles", particles, 1, o_particles);
-  config_keys.integer("steps", steps, 1, steps_option);
-  config_keys.integer("seed", seed, 0, o_seed);
-  config_keys.number("ess_threshold", ess_threshold, 0.0, 1.0, true, o_ess);
-  config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
-  config_keys.text("resampler", resampler, o_resampler,
-                   {"roulette", "roulette-algorithm1", "allgather", "gather-root"});
-  config_keys.text("local_sampler", local_sampler, o_local, {"search", "forest", "butterfly", "alias"});
-  config_keys.text("invalid_likelihood", invalid_likelihood, o_invalid, {"error", "zero-weight"});
-  config_keys.number("balance_tolerance", balance_tolerance, 0.0, 1000.0, false, o_tolerance);
-  config_keys.text("rank_capacity", rank_capacity, o_capacity);
-  config_keys.text("data", data, o_data);
-  config_keys.text("output", output, o_output);
-  config_keys.boolean("overwrite", overwrite, o_overwrite);
-  config_keys.integer("checkpoint_every", checkpoint_every, 0, o_every);
-  config_keys.text("checkpoint_dir", checkpoint_dir, o_dir);
-  config_keys.integer("keep_checkpoints", keep_checkpoints, 1, o_keep);
-  config_keys.text("restart", restart, o_restart);
-  config_keys.boolean("quiet", quiet, o_quiet);
   config_keys.boolean("verbose", verbose, o_verbose);
-  config_keys.boolean("progress", show_progress, o_progress);
-  config_keys.text("device", device, o_device, {"host", "cuda"});  // resolve_device refuses what the build lacks
+  config_keys.boolean("progress", show_progress,
+                      app.add_flag("--progress", show_progress,
+                                   "Show the progress line (step, ESS, log-likelihood, speed, ETA) on stderr even when "
+                                   "it is not a terminal (default: only on a terminal)"));
+  add_shared(app, config_keys, *this, SharedOption::device, "the result file records which ran");
   trace.add_to(app, config_keys);  // --trace, --trace-every (and their keys, listed last)
 }
 

@@ -1,7 +1,7 @@
 // `rsmc filter`: run a bootstrap particle filter on data (or on data simulated from the model).
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
+#include "drivers/shared_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/model/observations.hpp"
@@ -21,33 +22,22 @@
 
 namespace rsmc::drivers {
 
-struct FilterCommand {
-  std::string model = "linear_gaussian";
-  long long particles = 10000;
-  long long steps = 0;  // 0: all of --data, or 50 simulated steps without --data
-  long long seed = 1;
-  double ess_threshold = 0.5;
-  std::string resampling = "systematic";  // scheme
+// The settings rsmc pmmh and simulate share (model, particles, steps, seed, ess_threshold,
+// resampling, data, output, overwrite, quiet, device) are RunSettings' (shared_options.hpp).
+struct FilterCommand : RunSettings {
   std::string resampler = "roulette";
   std::string local_sampler = "search";                 // the roulette resampler's local kernel
   std::string invalid_likelihood = "error";             // NaN / +inf log-likelihoods: error or zero-weight
   double balance_tolerance = kDefaultBalanceTolerance;  // tau of the load band (framework/particles/load_band.hpp)
   std::string rank_capacity;                            // p weights (comma separated) or a file of them; empty: equal
-  std::string data;                                     // CSV or HDF5 observations; empty: simulate from the model
-  std::string output;                                   // HDF5 result file; empty: print the summary only
-  bool overwrite = false;
-  bool quiet = false;
-  bool verbose = false;            // --verbose: time per phase and resampling traffic
-  bool show_progress = false;      // --progress: the progress line even off a terminal
-  std::string device;              // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
-  long long checkpoint_every = 0;  // steps between checkpoints; 0: only on a signal
+  bool verbose = false;                                 // --verbose: time per phase and resampling traffic
+  bool show_progress = false;                           // --progress: the progress line even off a terminal
+  long long checkpoint_every = 0;                       // steps between checkpoints; 0: only on a signal
   std::string checkpoint_dir = "checkpoints";
   long long keep_checkpoints = 2;       // the newest K checkpoints are kept
   std::string restart;                  // a checkpoint file, or "latest" (in checkpoint_dir)
   TraceOptions trace;                   // --trace, --trace-every
   CLI::Option* steps_option = nullptr;  // to tell "--steps 0" (an error) from "not given"
-
-  static constexpr int kDefaultSimulatedSteps = 50;
 
   // --rank-capacity as numbers: a comma-separated list, or else the name of a file holding them
   // (separated by commas, spaces or newlines). Throws rsmc::Error naming the option.

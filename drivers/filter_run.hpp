@@ -8,7 +8,7 @@
 // the last step, a signal or a degenerate step, then write the result and print the summary.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 #include <unistd.h>
 
 #include <chrono>

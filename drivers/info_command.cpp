@@ -16,6 +16,7 @@
 #include "framework/engine/step_series.hpp"
 #include "framework/io/chain_file.hpp"
 #include "framework/io/checkpoint_file.hpp"
+#include "framework/io/hdf5_observations.hpp"
 #include "framework/io/observations_file.hpp"
 #include "framework/io/result_file.hpp"
 #include "framework/io/sealed_file.hpp"
@@ -176,6 +177,10 @@ void print_observations(const std::string& path) {
       "%s: observations\n  steps:                %d\n  components:           %d\n"
       "  missing steps:        %d\n",
       path.c_str(), y.steps, y.dim, missing);
+  // rsmc simulate records the model in an HDF5 data file (a CSV file has no place for it)
+  const std::optional<std::string> model =
+      data_format(path) == DataFormat::hdf5 ? read_observations_model(path) : std::nullopt;
+  if (model) std::printf("  simulated from model: %s\n", model->c_str());
 }
 
 // A list of steps, shortened in the middle when long.

@@ -6,7 +6,7 @@
 // verified (both checksums) as a restart would. Runs on rank 0; other ranks do nothing.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

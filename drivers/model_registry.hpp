@@ -7,7 +7,7 @@
 // gets every command, option, checkpoint and output of the standard `rsmc` for them.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <functional>
 #include <string>

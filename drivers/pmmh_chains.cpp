@@ -4,7 +4,7 @@
 // Every rank of a chain steps the same chain (the filter is collective over the chain's ranks and
 // its estimate is the same on all of them), so the chain's leader (its first rank) holds what every
 // rank holds; rank 0 receives each leader's draws as raw bytes, so the output is bitwise the chains'.
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <cstdint>
 #include <cstdio>

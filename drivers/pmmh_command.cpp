@@ -11,6 +11,7 @@
 #include "drivers/collective.hpp"
 #include "drivers/integer_option.hpp"
 #include "drivers/model_registry.hpp"
+#include "drivers/shared_options.hpp"
 #include "framework/inference/prior.hpp"
 #include "framework/inference/proposal.hpp"
 #include "framework/inference/transform.hpp"
@@ -24,81 +25,53 @@ void PmmhCommand::add_to(CLI::App& app) {
                  "inferred parameter (prior, its arguments, initial, optional transform and proposal_sd), "
                  "[proposal] covariance and [adaptation]; see docs/inference.md. Flags given here win")
       ->required();
-  auto* o_model = app.add_option("--model", model, "State-space model (see `rsmc models`)")->capture_default_str();
-  auto* o_particles = app.add_option("--particles,-n", particles, "Particles N of each likelihood estimate")
+  // Each option with its run-file key; the ones rsmc filter and simulate share come from their one
+  // table (shared_options.hpp).
+  add_shared(app, config_keys, *this, SharedOption::model);
+  add_shared(app, config_keys, *this, SharedOption::particles, "in each likelihood estimate");
+  add_shared(app, config_keys, *this, SharedOption::steps);
+  add_shared(app, config_keys, *this, SharedOption::seed,
+             "the chains' proposals, accept/reject draws and filter seeds are keyed by (seed, chain, iteration)");
+  add_shared(app, config_keys, *this, SharedOption::ess_threshold, "in each likelihood estimate's filter");
+  add_shared(app, config_keys, *this, SharedOption::resampling);
+  add_shared(app, config_keys, *this, SharedOption::data,
+             "the simulation takes the inferred parameters at their initial values");
+  add_shared(app, config_keys, *this, SharedOption::output,
+             "HDF5, the chains: per chain and kept iteration the parameters, log-likelihood estimate, log-prior "
+             "and outcome; the proposal covariance over time; counters; the configuration (summarise it with "
+             "rsmc info)");
+  add_shared(app, config_keys, *this, SharedOption::overwrite);
+  add_shared(app, config_keys, *this, SharedOption::quiet);
+  config_keys.integer("chains", chains, 1,
+                      app.add_option("--chains,-C", chains,
+                                     "Independent chains; C must divide the number of ranks, each chain's filter "
+                                     "runs on ranks / C of them")
                           ->transform(integer_notation(false))
-                          ->capture_default_str();
-  auto* o_steps = app.add_option("--steps,-T", steps,
-                                 "Observations to use (default: all of --data, or " +
-                                     std::to_string(kDefaultSimulatedSteps) + " simulated steps)")
-                      ->transform(integer_notation(true));
-  auto* o_seed = app.add_option("--seed", seed,
-                                "Seed of the chains (proposals, accept/reject draws and filter seeds are keyed by "
-                                "(seed, chain, iteration)), 0 <= seed < 2^56")
-                     ->transform(integer_notation(false))
-                     ->capture_default_str();
-  auto* o_ess = app.add_option("--ess-threshold", ess_threshold, "The filter resamples when ESS < threshold * N")
-                    ->capture_default_str();
-  auto* o_resampling =
-      app.add_option("--resampling", resampling, "Resampling scheme: multinomial, stratified, systematic or residual")
-          ->capture_default_str();
-  auto* o_data = app.add_option("--data", data,
-                                "Observations (CSV or HDF5, as for rsmc filter). Without it, data are simulated "
-                                "from the model at the initial values with --seed");
-  auto* o_output = app.add_option("--output,-o", output,
-                                  "HDF5 file of the chains: per chain and kept iteration the parameters, "
-                                  "log-likelihood estimate, log-prior and outcome; the proposal covariance over "
-                                  "time; counters; the configuration (summarise it with rsmc info)");
-  auto* o_overwrite = app.add_flag("--overwrite", overwrite, "Replace --output if it exists");
-  auto* o_quiet = app.add_flag("--quiet,-q", quiet, "Print nothing but errors");
-  auto* o_chains = app.add_option("--chains,-C", chains,
-                                  "Independent chains; C must divide the number of ranks, each chain's filter "
-                                  "runs on ranks / C of them")
-                       ->transform(integer_notation(false))
-                       ->capture_default_str();
-  auto* o_iterations = app.add_option("--iterations", iterations, "Metropolis-Hastings iterations per chain")
-                           ->transform(integer_notation(false))
-                           ->capture_default_str();
-  auto* o_thinning = app.add_option("--thinning", thinning, "Keep every k-th iteration after the burn-in")
-                         ->transform(integer_notation(false))
-                         ->capture_default_str();
-  auto* o_burn_in = app.add_option("--burn-in", burn_in, "Iterations not kept at the start of each chain")
-                        ->transform(integer_notation(false))
-                        ->capture_default_str();
-
-  auto* o_checkpoint =
-      app.add_option("--checkpoint", checkpoint,
-                     "Where SIGTERM or SIGUSR1 (what SLURM sends before a time limit) writes the chains so far and "
-                     "their states; the run then stops with exit code 75")
-          ->capture_default_str();
-  auto* o_restart = app.add_option("--restart", restart,
-                                   "Continue the chains of a --checkpoint file, on any number of ranks, with the same "
-                                   "run file and settings; ends bitwise as an uninterrupted run");
-
-  auto* o_device =
-      app.add_option("--device", device,
-                     "Where the chains' filters run: host (CPU threads) or cuda (the GPU), in a build for a GPU, "
-                     "which holds both. Default: cuda in a GPU build, host otherwise. Few particles per estimate "
-                     "run faster on the host. Results are meant to be identical on both (not yet checked on a GPU: "
-                     "docs/gpu.md); a restart may change it; the output records which ran");
-
-  config_keys.text("model", model, o_model);
-  config_keys.integer("particles", particles, 1, o_particles);
-  config_keys.integer("steps", steps, 1, o_steps);
-  config_keys.integer("seed", seed, 0, o_seed);
-  config_keys.number("ess_threshold", ess_threshold, 0.0, 1.0, true, o_ess);
-  config_keys.text("resampling", resampling, o_resampling, {"multinomial", "stratified", "systematic", "residual"});
-  config_keys.text("data", data, o_data);
-  config_keys.text("output", output, o_output);
-  config_keys.boolean("overwrite", overwrite, o_overwrite);
-  config_keys.boolean("quiet", quiet, o_quiet);
-  config_keys.integer("chains", chains, 1, o_chains);
-  config_keys.integer("iterations", iterations, 1, o_iterations);
-  config_keys.integer("thinning", thinning, 1, o_thinning);
-  config_keys.integer("burn_in", burn_in, 0, o_burn_in);
-  config_keys.text("checkpoint", checkpoint, o_checkpoint);
-  config_keys.text("restart", restart, o_restart);
-  config_keys.text("device", device, o_device, {"host", "cuda"});  // resolve_device refuses what the build lacks
+                          ->capture_default_str());
+  config_keys.integer("iterations", iterations, 1,
+                      app.add_option("--iterations", iterations, "Metropolis-Hastings iterations per chain")
+                          ->transform(integer_notation(false))
+                          ->capture_default_str());
+  config_keys.integer("thinning", thinning, 1,
+                      app.add_option("--thinning", thinning, "Keep every k-th iteration after the burn-in")
+                          ->transform(integer_notation(false))
+                          ->capture_default_str());
+  config_keys.integer("burn_in", burn_in, 0,
+                      app.add_option("--burn-in", burn_in, "Iterations not kept at the start of each chain")
+                          ->transform(integer_notation(false))
+                          ->capture_default_str());
+  config_keys.text("checkpoint", checkpoint,
+                   app.add_option("--checkpoint", checkpoint,
+                                  "Where SIGTERM or SIGUSR1 (what SLURM sends before a time limit) writes the chains "
+                                  "so far and their states; the run then stops with exit code 75")
+                       ->capture_default_str());
+  config_keys.text("restart", restart,
+                   app.add_option("--restart", restart,
+                                  "Continue the chains of a --checkpoint file, on any number of ranks, with the same "
+                                  "run file and settings; ends bitwise as an uninterrupted run"));
+  add_shared(app, config_keys, *this, SharedOption::device,
+             "few particles per estimate run faster on the host; a restart may change it; the output records which "
+             "ran");
 }
 
 namespace {

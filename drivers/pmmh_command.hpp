@@ -14,7 +14,7 @@
 // SIGTERM writes the chains so far to --checkpoint (exit code 75); --restart continues them.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -26,6 +26,7 @@
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
+#include "drivers/shared_options.hpp"
 #include "framework/config/toml.hpp"
 #include "framework/inference/parameters.hpp"
 #include "framework/inference/pmmh.hpp"
@@ -47,27 +48,18 @@ struct InferenceSettings {
   inference::ChainOptions chain;                         // seed, covariance, adaptation (chain index 0)
 };
 
-struct PmmhCommand {
+// The settings rsmc filter and simulate share (model, particles, steps, seed, ess_threshold,
+// resampling, data, output, overwrite, quiet, device) are RunSettings' (shared_options.hpp).
+struct PmmhCommand : RunSettings {
+  PmmhCommand() { particles = 1000; }  // per likelihood estimate: a chain runs thousands of them
   std::string config_file;
-  std::string model = "linear_gaussian";
-  long long particles = 1000;
-  long long steps = 0;  // 0: all of --data, or 50 simulated steps without --data
-  long long seed = 1;
-  double ess_threshold = 0.5;
-  std::string resampling = "systematic";
-  std::string data;
-  std::string output;
-  bool overwrite = false;
-  bool quiet = false;
   long long chains = 1;
   long long iterations = 1000;
   long long thinning = 1;
   long long burn_in = 0;
   std::string checkpoint = "pmmh-checkpoint.h5";  // written when SIGTERM / SIGUSR1 stops the run
   std::string restart;                            // a checkpoint to continue
-  std::string device;  // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
 
-  static constexpr int kDefaultSimulatedSteps = 50;
   static constexpr double kDefaultProposalSd = 0.1;
 
   ConfigBindings config_keys;

@@ -9,7 +9,7 @@
 // starts, so a bad run file is one line naming the key and nothing is written.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <functional>
 #include <optional>

@@ -1,7 +1,7 @@
 // `rsmc simulate`: draw a data set y_1..y_T from a model, as CSV or HDF5 observations.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -9,16 +9,14 @@
 
 #include "drivers/model_parameters.hpp"
 #include "drivers/run_config.hpp"
+#include "drivers/shared_options.hpp"
 
 namespace rsmc::drivers {
 
-struct SimulateCommand {
-  std::string model = "linear_gaussian";
-  long long steps = 50;
-  long long seed = 1;
-  std::string output;
-  bool overwrite = false;
-  std::string device;       // --device host|cuda; empty: the build's default (drivers/device_choice.hpp)
+// Of the settings rsmc filter and pmmh share (RunSettings, shared_options.hpp) it has model, steps,
+// seed, output, overwrite and device.
+struct SimulateCommand : RunSettings {
+  SimulateCommand() { steps = kDefaultSimulatedSteps; }  // the data `rsmc filter` simulates without --data
   std::string config_file;  // --config: the same TOML as `rsmc filter --config` (model, steps, seed, [parameters])
   ConfigBindings config_keys;
   std::shared_ptr<config::TomlDocument> config_document;

@@ -2,7 +2,7 @@
 // registered from outside rsmc work as the built-in ones do; see drivers/register_model.hpp).
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <cstdio>
 #include <string>
@@ -50,7 +50,7 @@ int SimulateCommand::run_model(MPI_Comm comm, Model model_instance) {
       write_observations_csv(states_where, x, state_names(model_instance), overwrite);
       write_observations_csv(output, y, observation_names(model_instance), overwrite);
     } else {
-      write_observations_hdf5(output, y, overwrite, &x);
+      write_observations_hdf5(output, y, overwrite, &x, Model::name);
     }
     std::printf("wrote %d observations of model %s to %s, the true states to %s\n", y.steps, Model::name,
                 output.c_str(), states_where.c_str());

@@ -3,7 +3,7 @@
 // trace step by step, O(N d) memory); other ranks wait. The output does not depend on the rank count.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>

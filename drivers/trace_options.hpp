@@ -2,7 +2,7 @@
 // open (framework/io/trace_file.hpp). Kept apart from filter_command.cpp, which calls these.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <CLI/CLI.hpp>
 #include <memory>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds rsmc in ./build (Release). `--target NAME` (repeatable) builds only those
-# targets, e.g. `scripts/build.sh --target rsmc` for the command line alone (what the demo needs);
+# Configures and builds rsmc in ./build (Release; RSMC_BUILD_DIR: another directory). `--target
+# NAME` (repeatable) builds only those targets, e.g. `scripts/build.sh --target rsmc` for the command
+# line and the libraries it links (what the demo needs, and all that `cmake --install` copies);
 # other arguments go to CMake, e.g.
 #   scripts/build.sh -DRSMC_ENABLE_CUDA=OFF      or      scripts/build.sh -DKokkos_DIR=/opt/kokkos/lib/cmake/Kokkos
 set -euo pipefail
@@ -20,5 +21,6 @@ while [ $# -gt 0 ]; do
       ;;
   esac
 done
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
-cmake --build build -j "$jobs" "${targets[@]}"
+build=${RSMC_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
+cmake --build "$build" -j "$jobs" "${targets[@]}"

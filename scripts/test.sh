@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, in eight stages; each stage's failure fails the script.
-#   0. format    the C++ sources match .clang-format (scripts/format.sh --check)
+# The whole test suite, in nine stages; each stage's failure fails the script.
+#   0. format    the C++ sources match .clang-format (scripts/format.sh --check), and the layering
+#                rules of docs/design/architecture.md hold (scripts/check-rules.sh)
 #   1. openmp    Kokkos 4.6 OpenMP: Kokkos (Serial + OpenMP) built and cached by
 #                scripts/install-kokkos.sh, every rsmc target built against it in build-openmp/
 #                (scripts/build-kokkos4.sh) for this machine's CPU (RSMC_TARGET_ARCH=native, the
@@ -35,6 +36,11 @@
 #                test executables (unity batches), the math, fuzz-replay and checkpoint tools. Its
 #                build is the last in the background queue, behind the sanitizer build, so it runs
 #                beside stages 5 and 6 instead of delaying them. Skipped, saying so, when nvcc is absent.
+#   8. install   a new user's path (docs/building.md, "Using rsmc from your own project"):
+#                scripts/demo.sh configured as on a fresh machine (Debian's Kokkos, CUDA kernels when
+#                nvcc is present) into build-demo/ (stage 2's build/ is configured otherwise), then
+#                `cmake --install build-demo`, then examples/random_walk against that install with
+#                no build type: it must configure as Release and compile with -O3.
 #
 # Builds run behind tests: most tests wait (MPI start-ups, SLURM, signals), so stage 1's CTest keeps
 # about one of the two cores busy (1,009 CPU-s in 1,121 s). Once stage 1 is built, the builds of
@@ -46,10 +52,10 @@
 # slice (rsmc pmmh on 3 ranks: 6.7 s alone, 70 s beside two nice-19 compilers, 19 s beside two
 # SCHED_IDLE ones). RSMC_BACKGROUND_BUILDS=0: each stage builds in turn, in the foreground.
 #
-#   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz cudatests (default: all, in this order)
+#   scripts/test.sh [STAGE...]    STAGE: format openmp serial vector cuda sanitize fuzz cudatests install (default: all, in this order)
 #
 # Stages 1, 3 and 4 need the Kokkos source: RSMC_KOKKOS_SOURCE, by default kokkos-4.6.01.tar.gz in
-# RSMC_DEPS_DIR (default ../shared/deps, beside the repository, where CI keeps it); the stage fails
+# RSMC_DEPS_DIR (default RSMC_CACHE_DIR/deps, i.e. ~/.cache/rsmc/deps; CI sets its own); the stage fails
 # when there is none. Stage 4's patches: RSMC_KOKKOS_CUDA_PATCHES (':'-separated), by default
 # RSMC_DEPS_DIR/kokkos-4.6.01-cuda13.patch when present. The Kokkos installs are cached under
 # RSMC_CACHE_DIR (default ~/.cache/rsmc), so only a fresh machine pays for building them.
@@ -57,7 +63,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-deps=${RSMC_DEPS_DIR:-../shared/deps}
+deps=${RSMC_DEPS_DIR:-${RSMC_CACHE_DIR:-$HOME/.cache/rsmc}/deps}
 times=()
 stage() {  # stage NAME COMMAND...: runs it, records its time
   local name=$1 start
@@ -139,6 +145,11 @@ build_cuda() {
 build_cudatests() {
   have_nvcc || return 0
   build_kokkos_cuda
+}
+# Stage 8's build: the demo's, configured as on a fresh machine (scripts/build.sh's defaults, the
+# `rsmc` target), in a directory of its own.
+build_install() {
+  RSMC_BUILD_DIR=build-demo bash scripts/build.sh --target rsmc
 }
 # Stages 5 and 6 share build-sanitize/: one build for both (two builds queued behind each other would
 # configure the directory while stage 5 runs in it).
@@ -225,6 +236,27 @@ cuda_test_executables() {
   build cudatests
   echo "test.sh: every target of build-cuda/ compiled and linked through nvcc (none runs: no GPU here)"
 }
+# A fresh clone's path to a model of one's own: the demo, `cmake --install` of its build, and
+# examples/random_walk against the install with no build type, which must give a Release (-O3) build
+# (issue 38). Only the example's `consumer` program is built: it compiles the engine with the model,
+# which is what the optimisation level is about.
+demo_install_consume() {
+  build install
+  RSMC_BUILD_DIR=build-demo bash scripts/demo.sh
+  local prefix=$PWD/build-demo/prefix consumer=build-demo/consumer
+  rm -rf "$prefix" "$consumer"
+  cmake --install build-demo --prefix "$prefix" >build-demo/install.log ||
+    { cat build-demo/install.log; return 1; }
+  cmake -S examples/random_walk -B "$consumer" -DCMAKE_PREFIX_PATH="$prefix" >build-demo/consumer-configure.log ||
+    { cat build-demo/consumer-configure.log; return 1; }
+  grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$consumer/CMakeCache.txt" ||
+    { echo "test.sh: examples/random_walk with no build type did not configure as Release" >&2; return 1; }
+  cmake --build "$consumer" --target consumer --verbose >build-demo/consumer-build.log 2>&1 ||
+    { cat build-demo/consumer-build.log; return 1; }
+  grep -q -- ' -O3 .*consumer\.cpp' build-demo/consumer-build.log ||
+    { echo "test.sh: examples/random_walk's consumer.cpp was not compiled with -O3 (build-demo/consumer-build.log)" >&2; return 1; }
+  echo "test.sh: the demo's build installed, and examples/random_walk built against it as Release (-O3)"
+}
 sanitizer_subset() {
   build sanitize
   bash scripts/sanitize.sh
@@ -232,7 +264,7 @@ sanitizer_subset() {
 fuzzing() {
   RSMC_FUZZ_SECONDS="${RSMC_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
 }
-all_stages=(format openmp serial vector cuda sanitize fuzz cudatests)
+all_stages=(format openmp serial vector cuda sanitize fuzz cudatests install)
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
 for s in "${selected[@]}"; do
@@ -246,7 +278,7 @@ done
 [[ " ${selected[*]} " == *" openmp "* ]] || background_builds "${behind[@]}"
 for s in "${selected[@]}"; do
   case $s in
-    format) stage "0 formatting" bash scripts/format.sh --check ;;
+    format) stage "0 formatting + layering rules" bash -c 'bash scripts/format.sh --check && bash scripts/check-rules.sh' ;;
     openmp) stage "1 Kokkos 4.6 OpenMP build + whole CTest" kokkos_openmp ;;
     serial) stage "2 Debian Kokkos 3.4 Serial build + same results as stage 1" serial_matches_openmp ;;
     vector) stage "3 x86-64-v3/v4 builds + same results as baseline x86-64" vector_width ;;
@@ -254,6 +286,7 @@ for s in "${selected[@]}"; do
     sanitize) stage "5 sanitizer build + ctest subset" sanitizer_subset ;;
     fuzz) stage "6 fuzzing" fuzzing ;;
     cudatests) stage "7 Kokkos 4.6 CUDA: every other target compiles and links" cuda_test_executables ;;
+    install) stage "8 the demo's build installs; examples/random_walk against it is Release" demo_install_consume ;;
   esac
 done
 echo "==== test.sh: all stages passed"

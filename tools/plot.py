@@ -16,15 +16,16 @@ import argparse
 import os
 import sys
 
+# A missing module is reported after the arguments are parsed, so that --help works without them.
 try:
     import h5py
     import matplotlib
     matplotlib.use("Agg")  # no display needed
     import matplotlib.pyplot as plt
     import numpy as np
+    missing_module = None
 except ImportError as e:
-    sys.exit(f"plot.py: {e.name} is missing; install python3-h5py and python3-matplotlib (apt) or h5py and "
-             "matplotlib (pip)")
+    missing_module = e.name
 
 
 def read_smoothed(path):
@@ -77,12 +78,16 @@ def plot_chains(f, path, output):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    # The whole docstring, as written (argparse would otherwise reflow it into one paragraph).
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("result", help="an rsmc filter result file or rsmc pmmh output (.h5)")
     parser.add_argument("-o", "--output", help="the PNG to write (default: RESULT with .png)")
     parser.add_argument("--components", help="state components to plot, a comma list (default: up to the first 4)")
     parser.add_argument("--smoothed", help="an `rsmc smooth` output (.h5) to overlay: smoothed mean +- 2 sd")
     args = parser.parse_args()
+    if missing_module:
+        sys.exit(f"plot.py: {missing_module} is missing; install python3-h5py and python3-matplotlib (apt) or h5py "
+                 "and matplotlib (pip)")
     smoothed = read_smoothed(args.smoothed) if args.smoothed else None
 
     try:

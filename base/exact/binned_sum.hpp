@@ -53,13 +53,11 @@
 #include "base/core/portability.hpp"
 #include "base/exact/double_bits.hpp"
 #include "base/exact/exact_sum.hpp"
+#include "base/math/double_double.hpp"
 
 namespace rsmc::exact {
 
-struct DoubleDouble {
-  double hi;
-  double lo;  // |lo| <= ulp(hi) / 2
-};
+using DoubleDouble = math::DoubleDouble;  // base/math/double_double.hpp
 
 namespace binned {
 

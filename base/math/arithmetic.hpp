@@ -1,5 +1,6 @@
 // The building blocks of rsmc::math: IEEE basic operations that round the same way on every target,
-// bit casts, rounding to an integer without a conversion instruction, and double-double arithmetic.
+// bit casts, rounding to an integer without a conversion instruction (double-double arithmetic, built
+// on these, is in base/math/double_double.hpp).
 //
 // Why these and nothing else: +, -, *, / and sqrt are correctly rounded (IEEE 754, round to nearest
 // even) on x86-64 at every vector width and on CUDA devices, so an expression built from them in a
@@ -109,68 +110,6 @@ RSMC_MATH_FUNCTION double pow2(double k) { return double_from_bits(double_bits(a
 // the field goes into the low mantissa bits of 2^52 and 2^52 is subtracted again.
 RSMC_MATH_FUNCTION double biased_exponent(double x) {
   return sub(double_from_bits((double_bits(x) >> 52) | 0x4330000000000000ull), 0x1p52);
-}
-
-// ---- double-double arithmetic (Dekker 1971, "A floating-point technique for extending the
-// available precision"; Knuth, TAOCP vol. 2, 4.2.2). A value is hi + lo with |lo| <= ulp(hi) / 2.
-
-struct DoubleDouble {
-  double hi;
-  double lo;
-};
-
-// a + b = s + e exactly, for any a, b (Knuth's TwoSum, six operations).
-RSMC_MATH_FUNCTION DoubleDouble two_sum(double a, double b) {
-  const double s = add(a, b);
-  const double bb = sub(s, a);
-  const double e = add(sub(a, sub(s, bb)), sub(b, bb));
-  return {s, e};
-}
-
-// a + b = s + e exactly when |a| >= |b| or a == 0 (Dekker's FastTwoSum).
-RSMC_MATH_FUNCTION DoubleDouble fast_two_sum(double a, double b) {
-  const double s = add(a, b);
-  return {s, sub(b, sub(s, a))};
-}
-
-// Veltkamp's splitting: a = hi + lo with hi and lo of at most 26 significant bits, so products of
-// halves are exact. Needs |a| < 2^996 (the product with 2^27 + 1 must not overflow).
-RSMC_MATH_FUNCTION DoubleDouble split(double a) {
-  const double c = mul(134217729.0, a);  // 2^27 + 1
-  const double hi = sub(c, sub(c, a));
-  return {hi, sub(a, hi)};
-}
-
-// a * b = p + e exactly (Dekker's TwoProduct without FMA), for |a|, |b| < 2^996 and no underflow
-// of the partial products.
-RSMC_MATH_FUNCTION DoubleDouble two_prod(double a, double b) {
-  const double p = mul(a, b);
-  const DoubleDouble as = split(a);
-  const DoubleDouble bs = split(b);
-  const double e = add(add(add(sub(mul(as.hi, bs.hi), p), mul(as.hi, bs.lo)), mul(as.lo, bs.hi)), mul(as.lo, bs.lo));
-  return {p, e};
-}
-
-// (a.hi + a.lo) + (b.hi + b.lo), relative error about 2^-104 unless the sum cancels.
-RSMC_MATH_FUNCTION DoubleDouble dd_add(DoubleDouble a, DoubleDouble b) {
-  const DoubleDouble s = two_sum(a.hi, b.hi);
-  return fast_two_sum(s.hi, add(s.lo, add(a.lo, b.lo)));
-}
-
-// (a.hi + a.lo) * (b.hi + b.lo), relative error about 2^-102.
-RSMC_MATH_FUNCTION DoubleDouble dd_mul(DoubleDouble a, DoubleDouble b) {
-  const DoubleDouble p = two_prod(a.hi, b.hi);
-  return fast_two_sum(p.hi, add(p.lo, add(mul(a.hi, b.lo), mul(a.lo, b.hi))));
-}
-
-// c0 + u (c1 + u rest) in double-double, for coefficients c0, c1 given as hi + lo and a double `rest`
-// (the tail of a Horner scheme, small enough that its rounding no longer matters).
-RSMC_MATH_FUNCTION DoubleDouble horner2_dd(double u, DoubleDouble c0, DoubleDouble c1, double rest) {
-  const DoubleDouble a0 = two_sum(c1.hi, mul(u, rest));
-  const DoubleDouble a = fast_two_sum(a0.hi, add(a0.lo, c1.lo));
-  const DoubleDouble b0 = two_prod(u, a.hi);
-  const DoubleDouble b = fast_two_sum(b0.hi, add(b0.lo, mul(u, a.lo)));
-  return dd_add(c0, b);
 }
 
 }  // namespace rsmc::math::math_detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/math/arithmetic.hpp"
+#include "base/math/double_double.hpp"
 
 namespace rsmc::math::coefficients {
 
@@ -66,12 +67,12 @@ RSMC_MATH_FUNCTION double stirling_r(double w) {
 //   piece 2 (C): x in [1.5, 2): t = x - 2, centre -0.25, abs error 3.2e-20
 //   piece 3 (D): z in [2, 3): t = z - 2, centre 0.5, abs error 2.6e-20
 constexpr int kLgammaTerms = 22;
-RSMC_MATH_FUNCTION math_detail::DoubleDouble lgamma_piece(double piece, double u) {
-  const math_detail::DoubleDouble c0{math_detail::pick4(piece, -0x1.a051c372609eep-1, -0x1.92857d38caf41p-2,
-                                                        0x1.59b4fd6875a6ep-2, 0x1.2383e809a67e8p-1),
-                                     math_detail::pick4(piece, 0x1.291c2129696aap-56, -0x1.d1f2dd00ce575p-56,
-                                                        0x1.8611cf711647ap-57, -0x1.823fe657afa79p-55)};
-  const math_detail::DoubleDouble c1{
+RSMC_MATH_FUNCTION DoubleDouble lgamma_piece(double piece, double u) {
+  const DoubleDouble c0{math_detail::pick4(piece, -0x1.a051c372609eep-1, -0x1.92857d38caf41p-2, 0x1.59b4fd6875a6ep-2,
+                                           0x1.2383e809a67e8p-1),
+                        math_detail::pick4(piece, 0x1.291c2129696aap-56, -0x1.d1f2dd00ce575p-56, 0x1.8611cf711647ap-57,
+                                           -0x1.823fe657afa79p-55)};
+  const DoubleDouble c1{
       math_detail::pick4(piece, 0x1.17486335fff90p+0, 0x1.5337d1f7e6626p-1, 0x1.712e48b786214p-2, 0x1.1200f695b0dd9p-2),
       math_detail::pick4(piece, 0x1.8508b225e7be2p-54, 0x1.8073b90f41614p-55, -0x1.4e9a441a34a70p-56,
                          0x1.6589d90bd94d1p-56)};

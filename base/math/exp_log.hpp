@@ -17,6 +17,7 @@
 
 #include "base/math/arithmetic.hpp"
 #include "base/math/coefficients.hpp"
+#include "base/math/double_double.hpp"
 
 namespace rsmc::math {
 
@@ -163,7 +164,7 @@ RSMC_MATH_FUNCTION double log(double x) {
 // log1p(+inf) = +inf, log1p(+-0) = +-0, NaN gives NaN.
 // 1 + x is rounded to u and the rounding error e (exact, by TwoSum) enters as log(u) + e / u.
 RSMC_MATH_FUNCTION double log1p(double x) {
-  const math_detail::DoubleDouble u = math_detail::two_sum(1.0, x);
+  const DoubleDouble u = two_sum(1.0, x);
   const math_detail::LogReduced r = math_detail::log_reduce(u.hi);
   const double y = math_detail::log_core(r.e, r.f, u.lo / u.hi);
   const double special = x == -1.0 ? -math_detail::kInf : (x < -1.0 ? math_detail::kNaN : math_detail::add(x, x));

@@ -15,6 +15,7 @@
 
 #include "base/math/arithmetic.hpp"
 #include "base/math/coefficients.hpp"
+#include "base/math/double_double.hpp"
 #include "base/math/exp_log.hpp"
 
 namespace rsmc::math {

@@ -14,6 +14,7 @@
 
 #include "base/math/arithmetic.hpp"
 #include "base/math/coefficients.hpp"
+#include "base/math/double_double.hpp"
 
 namespace rsmc::math {
 
@@ -99,7 +100,7 @@ RSMC_MATH_FUNCTION SinCos sincos_2pi(double u) {
   // scaled by 2^200 (exactly) and sin t by 2^-200 after the kernel: one rounding, into the subnormals if due.
   const bool tiny = t > -0x1p-900 && t < 0x1p-900;
   const double ts = tiny ? mul(t, 0x1p200) : t;
-  const math_detail::DoubleDouble theta = math_detail::two_prod(ts, c::kTwoPiHi);
+  const DoubleDouble theta = two_prod(ts, c::kTwoPiHi);
   const SinCos k = math_detail::sincos_kernel(theta.hi, add(theta.lo, mul(ts, c::kTwoPiLo)));
   const SinCos r = math_detail::rotate({tiny ? mul(k.sin, 0x1p-200) : k.sin, k.cos}, math_detail::quadrant(q));
   return {r.sin == 0.0 ? mul(u, 0.0) : r.sin, add(r.cos, 0.0)};

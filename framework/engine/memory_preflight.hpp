@@ -10,7 +10,7 @@
 // shared by the ranks of a node; on a CUDA device, its free memory.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>

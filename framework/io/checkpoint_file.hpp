@@ -34,7 +34,7 @@
 // (truncated, damaged, checksum mismatch, newer format).
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <cstdint>
 #include <string>

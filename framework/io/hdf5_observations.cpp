@@ -14,6 +14,7 @@
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_util.hpp"
 #include "framework/io/observations_file.hpp"
+#include "framework/io/result_file.hpp"  // ResultAttributes
 
 namespace rsmc {
 namespace {
@@ -135,7 +136,7 @@ Observations read_observations_hdf5(const std::string& path, const std::string& 
 }
 
 void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite,
-                             const Observations* states) {
+                             const Observations* states, const std::string& model) {
   const std::string what = "output file '" + path + "'";
   validate_observations(obs, what);
   if (states != nullptr) {
@@ -173,6 +174,7 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
     };
     write_series("observations", obs);
     if (states != nullptr) write_series("state", *states);
+    if (!model.empty()) io_detail::write_attributes(file.get(), ResultAttributes{{{"model", model}}, {}, {}}, fail);
     if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
   });
 }
@@ -186,6 +188,12 @@ std::optional<Observations> read_states_hdf5(const std::string& path) {
     if (has == 0) return std::nullopt;
   }
   return read_observations_hdf5(path, "state");
+}
+
+std::optional<std::string> read_observations_model(const std::string& path) {
+  for (const auto& [key, value] : read_result_attributes(path).text)
+    if (key == "model") return value;
+  return std::nullopt;
 }
 
 }  // namespace rsmc

@@ -7,7 +7,8 @@
 //
 // Writing produces a 2-D T x m dataset "observations" (IEEE 64-bit little-endian doubles; written
 // even when m = 1) with a 64-bit integer attribute "columns" = m on that dataset, atomically (see atomic_file.hpp);
-// simulated data also get the true states x_1..x_T as the T x d dataset "state" (same form).
+// simulated data also get the true states x_1..x_T as the T x d dataset "state" (same form), and
+// the name of the model that made them as the root attribute "model" (a text).
 #pragma once
 
 #include <optional>
@@ -21,9 +22,12 @@ Observations read_observations_hdf5(const std::string& path, const std::string& 
 
 // Refuses an existing `path` unless `overwrite`. `obs` must pass validate_observations(). With
 // `states` (the true states x_1..x_T of simulated data, one row per observation), also writes them
-// as the T x d dataset "state".
+// as the T x d dataset "state"; with a `model` name (simulated data), the attribute "model".
 void write_observations_hdf5(const std::string& path, const Observations& obs, bool overwrite,
-                             const Observations* states = nullptr);
+                             const Observations* states = nullptr, const std::string& model = "");
+
+// The model an observations file was simulated from (its attribute "model"), or nothing.
+std::optional<std::string> read_observations_model(const std::string& path);
 
 // The dataset "state" of a data file written with states, or nothing when the file has none.
 std::optional<Observations> read_states_hdf5(const std::string& path);

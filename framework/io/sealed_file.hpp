@@ -24,7 +24,7 @@
 #pragma once
 
 #include <hdf5.h>
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <cstdint>
 #include <string>

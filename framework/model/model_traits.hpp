@@ -13,7 +13,8 @@
 // (is_filter_model_v); is_model_v asks for all of them.
 //
 // check_filter_model<M>() and check_model<M>() fail to compile with one message per missing member,
-// naming it; the engine (BootstrapFilter) and the simulator (simulate) call them in a static_assert.
+// naming it ("missing", or "is not const" for one declared without const); the engine (BootstrapFilter) and the
+// simulator (simulate) call them in a static_assert.
 //
 // Optional: static constexpr int transition_normals (a speed hint, see transition_normals_v),
 // double log_likelihood_bound(ObservationView y, int step) const (see has_log_likelihood_bound_v),
@@ -35,51 +36,73 @@ namespace model_traits_detail {
 template <class M>
 const M& model();  // declared only: for decltype
 
+// Each required member function is detected on a `Ref` to the model: on `const M&`, as the engine
+// calls it (HasX), and on `M&` (HasMutableX), so that a member that exists but is not const is
+// reported as such rather than as missing.
+template <class Ref, class = void>
+struct CallsStateDim : std::false_type {};
+template <class Ref>
+struct CallsStateDim<Ref, std::enable_if_t<std::is_convertible_v<decltype(std::declval<Ref>().state_dim()), int>>>
+    : std::true_type {};
+
+template <class Ref, class = void>
+struct CallsObsDim : std::false_type {};
+template <class Ref>
+struct CallsObsDim<Ref, std::enable_if_t<std::is_convertible_v<decltype(std::declval<Ref>().obs_dim()), int>>>
+    : std::true_type {};
+
+template <class Ref, class = void>
+struct CallsInitial : std::false_type {};
+template <class Ref>
+struct CallsInitial<Ref, std::void_t<decltype(std::declval<Ref>().initial(
+                             std::declval<StateView>(), std::declval<rng::ModelStream&>()))>> : std::true_type {};
+
+template <class Ref, class = void>
+struct CallsTransition : std::false_type {};
+template <class Ref>
+struct CallsTransition<
+    Ref, std::void_t<decltype(std::declval<Ref>().transition(std::declval<ConstStateView>(), std::declval<StateView>(),
+                                                             0, std::declval<rng::ModelStream&>()))>> : std::true_type {
+};
+
+template <class Ref, class = void>
+struct CallsLogLikelihood : std::false_type {};
+template <class Ref>
+struct CallsLogLikelihood<
+    Ref,
+    std::enable_if_t<std::is_convertible_v<decltype(std::declval<Ref>().log_likelihood(
+                                               std::declval<ConstStateView>(), std::declval<ObservationView>(), 0)),
+                                           double>>> : std::true_type {};
+
+template <class Ref, class = void>
+struct CallsSimulateObservation : std::false_type {};
+template <class Ref>
+struct CallsSimulateObservation<
+    Ref, std::void_t<decltype(std::declval<Ref>().simulate_observation(
+             std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0, std::declval<rng::ModelStream&>()))>>
+    : std::true_type {};
+
 template <class M, class = void>
 struct HasName : std::false_type {};
 template <class M>
 struct HasName<M, std::enable_if_t<std::is_convertible_v<decltype(M::name), const char*>>> : std::true_type {};
 
-template <class M, class = void>
-struct HasStateDim : std::false_type {};
 template <class M>
-struct HasStateDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().state_dim()), int>>> : std::true_type {
-};
+using HasStateDim = CallsStateDim<const M&>;
+template <class M>
+using HasObsDim = CallsObsDim<const M&>;
+template <class M>
+using HasInitial = CallsInitial<const M&>;
+template <class M>
+using HasTransition = CallsTransition<const M&>;
+template <class M>
+using HasLogLikelihood = CallsLogLikelihood<const M&>;
+template <class M>
+using HasSimulateObservation = CallsSimulateObservation<const M&>;
 
-template <class M, class = void>
-struct HasObsDim : std::false_type {};
-template <class M>
-struct HasObsDim<M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().obs_dim()), int>>> : std::true_type {};
-
-template <class M, class = void>
-struct HasInitial : std::false_type {};
-template <class M>
-struct HasInitial<
-    M, std::void_t<decltype(model<M>().initial(std::declval<StateView>(), std::declval<rng::ModelStream&>()))>>
-    : std::true_type {};
-
-template <class M, class = void>
-struct HasTransition : std::false_type {};
-template <class M>
-struct HasTransition<
-    M, std::void_t<decltype(model<M>().transition(std::declval<ConstStateView>(), std::declval<StateView>(), 0,
-                                                  std::declval<rng::ModelStream&>()))>> : std::true_type {};
-
-template <class M, class = void>
-struct HasLogLikelihood : std::false_type {};
-template <class M>
-struct HasLogLikelihood<
-    M, std::enable_if_t<std::is_convertible_v<decltype(model<M>().log_likelihood(std::declval<ConstStateView>(),
-                                                                                 std::declval<ObservationView>(), 0)),
-                                              double>>> : std::true_type {};
-
-template <class M, class = void>
-struct HasSimulateObservation : std::false_type {};
-template <class M>
-struct HasSimulateObservation<
-    M, std::void_t<decltype(model<M>().simulate_observation(
-           std::declval<ConstStateView>(), std::declval<ObservationOut>(), 0, std::declval<rng::ModelStream&>()))>>
-    : std::true_type {};
+// A required member M has, but only as a non-const member function: the message says "is not const".
+template <template <class, class> class Calls, class M>
+inline constexpr bool only_mutable_v = !Calls<const M&, void>::value && Calls<M&, void>::value;
 
 template <class M, class = void>
 struct TransitionNormals : std::integral_constant<int, 0> {};
@@ -143,25 +166,45 @@ inline constexpr bool has_state_name_v = model_traits_detail::HasStateName<M>::v
 template <class M>
 inline constexpr bool has_observation_name_v = model_traits_detail::HasObservationName<M>::value;
 
-// True, or a compile error naming each member M lacks: static_assert(check_filter_model<M>(), "...").
+// True, or a compile error naming each member M lacks, one message per member: "missing" or, for a
+// member that exists without const, "is not const": static_assert(check_filter_model<M>(), "...").
 template <class M>
 constexpr bool check_filter_model() {
   using namespace model_traits_detail;
   static_assert(HasName<M>::value, "rsmc model: missing `static constexpr const char* name`");
-  static_assert(HasStateDim<M>::value, "rsmc model: missing `int state_dim() const`");
-  static_assert(HasObsDim<M>::value, "rsmc model: missing `int obs_dim() const`");
-  static_assert(HasInitial<M>::value, "rsmc model: missing `void initial(StateView x, rng::ModelStream& rng) const`");
-  static_assert(HasTransition<M>::value,
+  static_assert(!only_mutable_v<CallsStateDim, M>,
+                "rsmc model: `state_dim` is not const: declare it `int state_dim() const`");
+  static_assert(HasStateDim<M>::value || only_mutable_v<CallsStateDim, M>,
+                "rsmc model: missing `int state_dim() const`");
+  static_assert(!only_mutable_v<CallsObsDim, M>,
+                "rsmc model: `obs_dim` is not const: declare it `int obs_dim() const`");
+  static_assert(HasObsDim<M>::value || only_mutable_v<CallsObsDim, M>, "rsmc model: missing `int obs_dim() const`");
+  static_assert(
+      !only_mutable_v<CallsInitial, M>,
+      "rsmc model: `initial` is not const: declare it `void initial(StateView x, rng::ModelStream& rng) const`");
+  static_assert(HasInitial<M>::value || only_mutable_v<CallsInitial, M>,
+                "rsmc model: missing `void initial(StateView x, rng::ModelStream& rng) const`");
+  static_assert(!only_mutable_v<CallsTransition, M>,
+                "rsmc model: `transition` is not const: declare it `void transition(ConstStateView from, StateView to, "
+                "int step, rng::ModelStream& rng) const`");
+  static_assert(HasTransition<M>::value || only_mutable_v<CallsTransition, M>,
                 "rsmc model: missing `void transition(ConstStateView from, StateView to, int step, rng::ModelStream& "
                 "rng) const`");
-  static_assert(HasLogLikelihood<M>::value,
+  static_assert(!only_mutable_v<CallsLogLikelihood, M>,
+                "rsmc model: `log_likelihood` is not const: declare it `double log_likelihood(ConstStateView x, "
+                "ObservationView y, int step) const`");
+  static_assert(HasLogLikelihood<M>::value || only_mutable_v<CallsLogLikelihood, M>,
                 "rsmc model: missing `double log_likelihood(ConstStateView x, ObservationView y, int step) const`");
   return is_filter_model_v<M>;
 }
 
 template <class M>
 constexpr bool check_model() {
-  static_assert(model_traits_detail::HasSimulateObservation<M>::value,
+  using namespace model_traits_detail;
+  static_assert(!only_mutable_v<CallsSimulateObservation, M>,
+                "rsmc model: `simulate_observation` is not const: declare it `void simulate_observation(ConstStateView "
+                "x, ObservationOut y, int step, rng::ModelStream& rng) const`");
+  static_assert(HasSimulateObservation<M>::value || only_mutable_v<CallsSimulateObservation, M>,
                 "rsmc model: missing `void simulate_observation(ConstStateView x, ObservationOut y, int step, "
                 "rng::ModelStream& rng) const`");
   return check_filter_model<M>() && is_model_v<M>;

@@ -9,7 +9,7 @@
 // measurements, not results: they depend on the machine and rank count and are never compared.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <array>

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "framework/parallel/mpi.hpp"
+
 namespace rsmc {
 
 struct ResampleStats {
@@ -18,5 +20,22 @@ struct ResampleStats {
   // tau > 0 has other counts, so its moves may fall below the block layout's bound.
   std::uint64_t minimum_moves = 0;
 };
+
+// The stats of one resampling over all ranks (collective), from this rank's share: the particles it
+// sent, its messages, its part of the minimum moves, and its partners (of which the maximum over
+// ranks is kept); d doubles per particle.
+inline ResampleStats resample_stats_over_ranks(MPI_Comm comm, std::uint64_t particles_sent, std::uint64_t messages,
+                                               std::uint64_t minimum_moves, std::uint64_t partners, int d) {
+  std::uint64_t sums[3] = {particles_sent, messages, minimum_moves};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
+  ResampleStats stats;
+  stats.particles_moved = sums[0];
+  stats.messages = sums[1];
+  stats.minimum_moves = sums[2];
+  stats.bytes_moved = stats.particles_moved * static_cast<std::uint64_t>(d) * sizeof(double);
+  stats.max_partners = partners;
+  return stats;
+}
 
 }  // namespace rsmc

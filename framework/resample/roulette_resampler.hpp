@@ -38,7 +38,6 @@
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/rebalance/layout_choice.hpp"
 #include "framework/resample/rebalance/rebalance.hpp"
 #include "framework/resample/renumber/renumber.hpp"
 #include "framework/resample/resample_stats.hpp"
@@ -110,16 +109,6 @@ inline WheelShare wheel_share(const std::vector<std::uint64_t>& fixed, MPI_Comm 
   exact::u128 local = 0;
   for (auto w : fixed) local += w;
   return wheel_share(local, comm);
-}
-
-// The layout after a selection: the band's targets when it is fixed (tau = 0: no communication),
-// else choose_layout on every rank's offspring count (one allgather of p integers).
-inline Layout next_layout(MPI_Comm comm, const LoadBand& band, const Selection& selection) {
-  if (band.fixed()) return band.target_layout();
-  std::vector<std::uint64_t> held(static_cast<std::size_t>(band.ranks()));
-  std::uint64_t mine = selection.offspring;
-  MPI_Allgather(&mine, 1, MPI_UINT64_T, held.data(), 1, MPI_UINT64_T, comm);
-  return choose_layout(band, held);
 }
 
 // What one resampling with the roulette resampler needs besides the particles, and where its

@@ -12,6 +12,9 @@ rsmc_np 1 simulate --steps 30 --seed 4 --output "$WORK/data.h5" || fail "simulat
 # --device host: the same data as the build's default device.
 rsmc_np 1 simulate --steps 30 --seed 4 --device host --output "$WORK/data_host.h5" || fail "simulate --device host"
 "$H5_DATASETS_EQUAL" "$WORK/data.h5" "$WORK/data_host.h5" || fail "simulate: --device host differs from the default"
+# The HDF5 data file records the model it was simulated from.
+output_has "simulated from model: linear_gaussian$" rsmc_np 1 info "$WORK/data.h5" ||
+  fail "rsmc info data.h5 does not name the model the data were simulated from"
 rsmc_np 1 filter --data "$WORK/data.csv" --seed 4 --particles 500 --quiet --output "$WORK/from_csv.h5" || fail "filter CSV"
 rsmc_np 3 filter --data "$WORK/data.h5" --seed 4 --particles 500 --quiet --output "$WORK/from_h5.h5" || fail "filter HDF5"
 # Without --data the filter simulates the very same data from the seed.

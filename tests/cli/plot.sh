@@ -8,6 +8,11 @@ plot="$(cd "$(dirname "$0")/../.." && pwd)/tools/plot.py"
 python=${PYTHON:-/usr/bin/python3}
 [ -x "$python" ] || python=python3
 
+# --help gives the whole description (it was once cut off mid-sentence) and the options.
+"$python" "$plot" --help >"$WORK/help" || fail "plot.py --help failed"
+grep -q "result file's name with .png) and prints its path" "$WORK/help" || fail "plot.py --help is cut off: $(cat "$WORK/help")"
+grep -q -- "--smoothed SMOOTHED" "$WORK/help" || fail "plot.py --help lists no --smoothed"
+
 rsmc_np 2 filter --particles 2000 --steps 30 --quiet -o "$WORK/result.h5" || fail "filter"
 output_has "DATASPACE  SIMPLE { ( 30, 2 )" h5dump -d /true_state "$WORK/result.h5" ||
   fail "the result of simulated data has no 30 x 2 /true_state"

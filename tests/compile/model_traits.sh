@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A model that lacks a required member does not compile, and the compiler's message names the member
-# (framework/model/model_traits.hpp's static_asserts, which BootstrapFilter and simulate use). The
-# complete model compiles. Env (set by CTest): CXX, RSMC_SOURCE_DIR, RANDOM123_INCLUDE_DIR.
+# (framework/model/model_traits.hpp's static_asserts, which BootstrapFilter and simulate use); one
+# whose member is not const is told exactly that. The complete model compiles. Env (set by CTest): CXX, RSMC_SOURCE_DIR, RANDOM123_INCLUDE_DIR.
 set -uo pipefail
 : "${CXX:?}" "${RSMC_SOURCE_DIR:?}" "${RANDOM123_INCLUDE_DIR:?}"
 source_file="$RSMC_SOURCE_DIR/tests/compile/incomplete_model.cpp"
@@ -25,5 +25,19 @@ for member in name state_dim obs_dim initial transition log_likelihood simulate_
     echo "FAIL: without $member, the messages do not name it (alone):"; echo "$out" | head -20; failures=$((failures + 1))
   fi
 done
-echo "$(( 8 - failures )) passed, $failures failed"
+# A member declared without const: exactly one message, "`<member>` is not const".
+for member in initial transition log_likelihood simulate_observation; do
+  macro="NONCONST_$(echo "$member" | tr '[:lower:]' '[:upper:]')"
+  if out=$(compile -D"$macro"); then
+    echo "FAIL: a model with a non-const $member compiles"; failures=$((failures + 1)); continue
+  fi
+  messages=$(grep -o 'rsmc model: [^"]*' <<<"$out" | sort -u)
+  if [ "$(grep -c . <<<"$messages")" -eq 1 ] && [[ "$messages" == *"\`$member\` is not const"* ]]; then
+    echo "ok: non-const $member: $messages"
+  else
+    echo "FAIL: with a non-const $member, the messages do not say it is not const (alone):"; echo "$out" | head -20
+    failures=$((failures + 1))
+  fi
+done
+echo "$(( 12 - failures )) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -5,7 +5,9 @@
 # on 2 ranks: it filters its own model and compares with the exact Kalman filter. Then runs the
 # project's rsmc-random-walk (the standard command line with the model registered, rsmc::cli): it
 # lists the model, filters it on 1 and 3 ranks with identical results, continues a checkpoint on
-# another rank count bit for bit, refuses an unknown parameter, and infers a parameter with rsmc pmmh.
+# another rank count bit for bit, refuses an unknown parameter, runs random_walk when --model is left
+# out (run_cli's default model), and infers a parameter with rsmc pmmh. Building the consumer also
+# runs rsmc_check_model on random_walk.hpp (examples/random_walk/CMakeLists.txt).
 #
 # From CTest: RSMC_BUILD_DIR, RSMC_SOURCE_DIR, RSMC_VERSION, CMAKE_COMMAND, RSMC_CXX_COMPILER,
 # RSMC_BUILD_CONFIG, MPIEXEC, MPIEXEC_FLAGS, H5_DATASETS_EQUAL.
@@ -135,6 +137,9 @@ done
   -o restarted.h5 -q
 "$H5_DATASETS_EQUAL" --ignore /resampling_traffic rw_1.h5 restarted.h5 ||
   { echo "FAIL: the restarted run differs from the uninterrupted one"; exit 1; }
+# random_walk is the program's default model (run_cli's third argument): no --model needed.
+"$driver" filter --steps 10 --particles 200 >default.txt || { echo "FAIL: filter without --model"; exit 1; }
+grep -q "model random_walk" default.txt || { echo "FAIL: filter without --model did not run random_walk:"; cat default.txt; exit 1; }
 printf 'model = "random_walk"\n[parameters]\nsigma = 1.0\n' >bad.toml
 if "$driver" filter --config bad.toml -q 2>err.txt; then echo "FAIL: an unknown parameter was accepted"; exit 1; fi
 grep -q "model 'random_walk' has no parameter 'sigma'; its parameters: q, r, m0, p0" err.txt ||

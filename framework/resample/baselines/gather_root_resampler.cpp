@@ -101,14 +101,7 @@ ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist
       local[1] += 2;  // request and reply
       ++partners;
     }
-  MPI_Allreduce(MPI_IN_PLACE, local, 2, MPI_UINT64_T, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
-  ResampleStats stats;
-  stats.particles_moved = local[0];
-  stats.messages = local[1];
-  stats.bytes_moved = stats.particles_moved * static_cast<std::uint64_t>(d) * sizeof(double);
-  stats.max_partners = partners;
-  return stats;
+  return resample_stats_over_ranks(comm, local[0], local[1], 0, partners, d);
 }
 
 }  // namespace rsmc

@@ -1,6 +1,7 @@
 // Neighbour rebalancing: after selection and renumbering, rank k holds the offspring with new ids
-// [first_id, first_id + offspring) (their parents' states, through workspace.ancestor); rebalance()
-// moves them to the layout `to`, so that afterwards rank r holds ids [to.first(r), to.end(r)). The
+// [first_id, first_id + offspring) (their parents' states, through workspace.ancestor). next_layout()
+// chooses where they should be, within the load band (layout_choice.hpp); rebalance() moves them
+// to that layout `to`, so that afterwards rank r holds ids [to.first(r), to.end(r)). The
 // plan (rebalance_plan.hpp) says which contiguous id ranges go where; the particles move in steps:
 //   keep      offspring that stay: copied into the new block
 //   pack      offspring that leave: one bulk buffer, one message per destination
@@ -31,7 +32,9 @@
 #include "framework/parallel/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/layout.hpp"
+#include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
 #include "framework/resample/rebalance/rebalance_plan.hpp"
 #include "framework/resample/rebalance/rebalance_transport.hpp"
 #include "framework/resample/renumber/renumber.hpp"
@@ -262,21 +265,22 @@ void adopt_new_block(const Move<MemorySpace>& m, ParticleStore<MemorySpace>& sto
 // stats: what this rebalancing moved, over all ranks (identical on every rank).
 inline ResampleStats rebalance_stats(MPI_Comm comm, const RebalancePlan& plan, const IncomingMessages& incoming,
                                      std::uint64_t offspring, std::uint64_t block_count, int d) {
-  ResampleStats stats;
-  std::uint64_t local[4] = {plan.particles_sent(), plan.sends.size(),
-                            offspring > block_count ? offspring - block_count : 0, 0};
-  MPI_Allreduce(MPI_IN_PLACE, local, 3, MPI_UINT64_T, MPI_SUM, comm);
-  std::uint64_t partners = plan.sends.size() + incoming.messages.size();
-  MPI_Allreduce(MPI_IN_PLACE, &partners, 1, MPI_UINT64_T, MPI_MAX, comm);
-  stats.particles_moved = local[0];
-  stats.messages = local[1];
-  stats.minimum_moves = local[2];
-  stats.bytes_moved = stats.particles_moved * static_cast<std::uint64_t>(d) * sizeof(double);
-  stats.max_partners = partners;
-  return stats;
+  return resample_stats_over_ranks(comm, plan.particles_sent(), plan.sends.size(),
+                                   offspring > block_count ? offspring - block_count : 0,
+                                   plan.sends.size() + incoming.messages.size(), d);
 }
 
 }  // namespace rebalance_detail
+
+// The layout after a selection: the band's targets when it is fixed (tau = 0: no communication),
+// else choose_layout on every rank's offspring count (one allgather of p integers).
+inline Layout next_layout(MPI_Comm comm, const LoadBand& band, const Selection& selection) {
+  if (band.fixed()) return band.target_layout();
+  std::vector<std::uint64_t> held(static_cast<std::size_t>(band.ranks()));
+  std::uint64_t mine = selection.offspring;
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, held.data(), 1, MPI_UINT64_T, comm);
+  return choose_layout(band, held);
+}
 
 // Moves offspring to the layout `to`: after it, `store` holds to.count(rank) particles (its arrays
 // reallocated when the count changes), local particle i being the offspring with new id

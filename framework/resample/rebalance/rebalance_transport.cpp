@@ -1,6 +1,6 @@
 #include "framework/resample/rebalance/rebalance_transport.hpp"
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 // Open MPI declares MPIX_Query_cuda_support() in its extensions header. MPIX_CUDA_AWARE_SUPPORT says
 // only whether the library was configured for CUDA at build time (Debian's is not); the query says

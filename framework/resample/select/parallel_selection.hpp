@@ -37,7 +37,7 @@
 // selection then reads the weights once only.
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>

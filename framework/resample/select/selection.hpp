@@ -22,7 +22,7 @@
 // times log of the local particles).
 #pragma once
 
-#include <mpi.h>
+#include "framework/parallel/mpi.hpp"
 
 #include <cstdint>
 #include <vector>
