@@ -1,6 +1,10 @@
 // SIGTERM and SIGUSR1 ask a running filter to checkpoint and stop (what SLURM sends before a time
-// limit or a pre-emption). The handler only sets a flag; the filter looks at it between steps, all
-// ranks together (checkpoint_requested is collective), so every rank stops after the same step.
+// limit or a pre-emption). Once the run is set up (end_of_setup: inputs read, data simulated, the
+// banner printed) the handler only sets a flag; the filter looks at it between steps, all ranks
+// together (checkpoint_requested is collective), so every rank stops after the same step. During
+// the set-up there is nothing to checkpoint, and the set-up can take long (simulating data, reading
+// a large file): a signal then ends the process at once, with one line on rank 0 and exit code
+// 128 + the signal's number (143 for SIGTERM, 138 for SIGUSR1), as if the signal had killed it.
 #pragma once
 
 #include <mpi.h>
@@ -17,8 +21,11 @@ constexpr int kExitDegenerate = 3;
 
 // Installs the handlers (idempotent). Until then the signals keep their default action. run_cli
 // installs them first thing, so that a signal sent while a run starts (MPI and Kokkos start-up,
-// reading inputs: seconds on a loaded node) is not lost: the run checkpoints after its first step.
+// reading inputs: seconds on a loaded node) ends it promptly with one line, not a launcher's dump.
 void install_checkpoint_signals();
+
+// The run is set up: from now on a signal asks for a checkpoint after the current step.
+void end_of_setup();
 
 // For the commands that do not checkpoint: the default actions again, and a signal received since
 // install_checkpoint_signals is delivered now (so it ends the process, as it would have).
