@@ -174,6 +174,7 @@ struct Plan {
   double max_table_bytes = 0.0;
   std::vector<int> threads;                  // of the threaded (Kokkos) alias kernels
   std::vector<std::uint64_t> section_items;  // alias-psa-device: items per sweep section, 0: the default
+  std::uint64_t greedy_items = 0;            // alias-psa-plus(-device): items per greedy section
 };
 
 Plan make_plan(const KernelsBench& b) {
@@ -211,6 +212,10 @@ Plan make_plan(const KernelsBench& b) {
       throw Error("--section-items: '" + text + "' is not a valid section size; expected 0 (the default) or 1 to 2^40");
     plan.section_items.push_back(k);
   }
+  if (!parse_count(b.greedy_items, plan.greedy_items) || plan.greedy_items < kernels::alias::sweep::kBlockItems ||
+      plan.greedy_items > (std::uint64_t{1} << 31) || (plan.greedy_items & (plan.greedy_items - 1)) != 0)
+    throw Error("--greedy-items: '" + b.greedy_items + "' is not a greedy section size; expected a power of two from " +
+                std::to_string(kernels::alias::sweep::kBlockItems) + " to 2^31");
   return plan;
 }
 
@@ -668,6 +673,7 @@ class Bench {
       kernels::alias::PsaOptions options;
       options.method =
           kernel == Kernel::alias_psa ? kernels::alias::AliasMethod::psa : kernels::alias::AliasMethod::psa_plus;
+      options.greedy_items = plan_.greedy_items;
       kernels::alias::AliasStorage<HostSpace> storage;
       const exact::u128 total = kernels::alias::alias_total(exec, w64_, storage);
       kernels::alias::build_alias(exec, w64_, total, storage, options);
@@ -724,6 +730,7 @@ class Bench {
     kernels::alias::AliasStorage<Space> storage;
     kernels::alias::PsaOptions options;  // the engine's: PSA, lists on a device
     if (kernel == Kernel::alias_psa_plus_device) options.method = kernels::alias::AliasMethod::psa_plus;
+    options.greedy_items = plan_.greedy_items;
     if (kernel == Kernel::alias_psa_masks_device) options.layout = kernels::alias::AliasLayout::masks;
     if (section_items > 0) options.sections = (n_ + section_items - 1) / section_items;
     const exact::u128 total = kernels::alias::alias_total(exec, weights, storage);
@@ -918,6 +925,10 @@ void KernelsBench::add_to(CLI::App& app) {
                  "device, 4 sections per thread on a host)")
       ->type_name("K,...")
       ->capture_default_str();
+  app.add_option("--greedy-items", greedy_items,
+                 "alias-psa-plus, alias-psa-plus-device: items per greedy section of PSA+ (a power of two, 1024 to "
+                 "2^31); the table depends on it, so host and device tables match at the same value")
+      ->capture_default_str();
   app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
 }
 
@@ -955,7 +966,10 @@ int KernelsBench::run(MPI_Comm comm) const {
                   std::to_string(on_device ? Kokkos::DefaultExecutionSpace().concurrency() : threads) +
                   ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name()) +
                   (on_device ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
-                             : std::string());
+                             : std::string()) +
+                  (kernel == Kernel::alias_psa_plus || kernel == Kernel::alias_psa_plus_device
+                       ? ",\"greedy_items\":" + std::to_string(plan.greedy_items)
+                       : std::string());
               const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
               const std::string reason = bench.skip_reason(kernel);
               if (!reason.empty()) {

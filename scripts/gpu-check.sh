@@ -270,6 +270,7 @@ step_compare() {
 measurements() {
   cat << 'TABLE'
 kernels-device	bench-kernels.jsonl	60	bench kernels --sizes {N7} --weights uniform,power-law --kernels alias-psa-device,alias-psa-plus-device,alias-psa-masks-device,alias-psa-plus,butterfly-device,butterfly-lanes-device --repeats {KREPEATS}
+kernels-device-g4096	bench-kernels.jsonl	40	bench kernels --sizes {N7} --weights uniform,power-law --kernels alias-psa-plus-device,alias-psa-plus --greedy-items 4096 --repeats {KREPEATS}
 e2e-1e6	bench-e2e.jsonl	60	bench e2e --models stochastic_volatility,linear_gaussian --particles {N6} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
 e2e-1e7	bench-e2e.jsonl	60	bench e2e --models stochastic_volatility,linear_gaussian --particles {N7} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
 e2e-1e8	bench-e2e.jsonl	90	bench e2e --models stochastic_volatility,linear_gaussian --particles {N8} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
@@ -335,9 +336,11 @@ summarize_profile() { # the kernels' total time, the top kernels and their share
   python3 - "$1" << 'PY'
 import csv, sys, collections
 rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 10]
-if len(rows) < 2:
+heads = [i for i, r in enumerate(rows) if "Kernel Name" in r and "Metric Value" in r]
+if not heads:
     print("no kernel rows"); sys.exit()
-head = rows[0]; k = head.index("Kernel Name"); v = head.index("Metric Value")
+head = rows[heads[0]]; k = head.index("Kernel Name"); v = head.index("Metric Value")
+rows = rows[heads[0]:]
 tot = collections.Counter(); cnt = collections.Counter()
 for r in rows[1:]:
     try: t = float(r[v].replace(",", ""))
@@ -399,17 +402,18 @@ hashes = {}
 for r in lines("bench-kernels.jsonl"):
     if r.get("skipped"):
         print(f"  {r['kernel']} n = {r['n']} {r['weights']}: skipped ({r.get('reason')})"); continue
-    if r.get("table_hash"): hashes[(r["kernel"], r["n"], r["weights"])] = r["table_hash"]
+    if r.get("table_hash"): hashes[(r["kernel"], r["n"], r["weights"], r.get("greedy_items"))] = r["table_hash"]
     if r["kernel"].endswith("-device"):
         extra = f", {r['layout']}, greedy rows {r['greedy_rows']}" if r.get("layout") else ""
+        extra += f", greedy sections of {r['greedy_items']}" if r.get("greedy_items") else ""
         print(f"  {r['kernel']} n = {r['n']} {r['weights']}: {r['seconds_median'] * 1e3:.3f} ms, "
               f"{r['kernel_to_copy_ratio']:.1f}x the copy, {r['table_bytes_per_item']:.1f} bytes/item{extra}")
-for (k, n, w), h in sorted(hashes.items()):
+for (k, n, w, g), h in sorted(hashes.items(), key=str):
     if k == "alias-psa-plus-device":
-        host = hashes.get(("alias-psa-plus", n, w))
-        print(f"  PSA+ table n = {n} {w}: device {h}, host {host}: {'identical' if h == host else 'DIFFERENT'}")
+        host = hashes.get(("alias-psa-plus", n, w, g))
+        print(f"  PSA+ table n = {n} {w} greedy {g}: device {h}, host {host}: {'identical' if h == host else 'DIFFERENT'}")
     if k == "alias-psa-device":
-        masks = hashes.get(("alias-psa-masks-device", n, w))
+        masks = hashes.get(("alias-psa-masks-device", n, w, g))
         print(f"  PSA table n = {n} {w}: lists {h}, masks {masks}: {'identical' if h == masks else 'DIFFERENT'}")
 PY
 }

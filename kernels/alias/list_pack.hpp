@@ -96,9 +96,10 @@ RSMC_HOST_DEVICE SegmentSums segment_sums(const sweep::Items& it, std::uint64_t 
   return s;
 }
 
-// Writes a segment's items from the state `at` (the counts and sums before it): lights to
-// list[at.lights] on, heavies to list[lights_total + at.heavies] on, with D(i) and E(j + 1).
-RSMC_HOST_DEVICE void segment_write(const sweep::Items& it, std::uint64_t first, std::uint64_t len, SegmentSums at,
+// Writes a segment's items from the state `at` (the counts and sums before it), which it advances past
+// them: lights to list[at.lights] on, heavies to list[lights_total + at.heavies] on, with D(i) and
+// E(j + 1).
+RSMC_HOST_DEVICE void segment_write(const sweep::Items& it, std::uint64_t first, std::uint64_t len, SegmentSums& at,
                                     std::uint64_t lights_total, ListItem* list, u128* prefix) {
   for (std::uint64_t bits = segment_bits(it.light_mask, first, len); bits != 0; bits &= bits - 1) {
     const std::uint64_t p = first + sweep::lowest_bit(bits);
@@ -250,7 +251,6 @@ void partition_lists(const Exec& exec, const sweep::Items& it, const sweep::Pref
         for (std::uint64_t p = first; p < end; p += 64) {
           const std::uint64_t len = end - p < 64 ? end - p : 64;
           list_detail::segment_write(it, p, len, at, lights_total, list, prefix);
-          list_detail::add(at, list_detail::segment_sums(it, p, len));
         }
       });
 }
