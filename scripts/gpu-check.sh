@@ -34,7 +34,7 @@
 #               identical (this proves the script's logic); CUDA tests report skipped; tiny benches
 #   --out DIR   where the files go (default: $OUT if set, else ./gpu-check-out)
 #   --jobs N    comparison runs at once, sharing the GPU (default 4)
-#   --budget S  seconds the whole script may take (default 290)
+#   --budget S  seconds the whole script may take (default 290; --dry-run: 600, on a slow shared CPU)
 #   --rsmc PATH the rsmc to compare (default: the kit's bin/rsmc; --dry-run: the reference)
 # Exit status: 0 when every step passed (a skipped CUDA test passes only in --dry-run), 1 otherwise.
 set -uo pipefail
@@ -42,7 +42,7 @@ kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
 
-dry_run=0 out=${OUT:-./gpu-check-out} jobs=4 budget=290 rsmc=
+dry_run=0 out=${OUT:-./gpu-check-out} jobs=4 budget= rsmc=
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry_run=1 ;;
@@ -56,6 +56,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs' is not a positive integer"
+[ -n "$budget" ] || budget=$([ "$dry_run" = 1 ] && echo 600 || echo 290)
 [[ $budget =~ ^[1-9][0-9]*$ ]] || die "--budget '$budget' is not a positive integer"
 [ -f "$kit/expected/runs.txt" ] || die "$kit is not an unpacked GPU kit (no expected/runs.txt)"
 if [ -z "$rsmc" ]; then
@@ -221,7 +222,7 @@ first_lines() {
 }
 step_compare() {
   local tag argline p args t0=$SECONDS stop dev
-  stop=$((SECONDS + $(left 110)))
+  stop=$((SECONDS + $(left $([ "$dry_run" = 1 ] && echo 300 || echo 110))))
   mkdir -p "$work/cmp"
   while IFS=$'\t' read -r tag argline; do
     read -r -a args <<< "${argline//@INPUTS@/$kit/expected}"

@@ -44,7 +44,7 @@ constexpr std::uint64_t kPartialBit = std::uint64_t{1} << 63;
 // Merged items per section of the pack on a device (one thread each).
 constexpr std::uint64_t kListSectionItems = 256;
 // The pack's window per list and thread (items), and its team size on a device.
-constexpr int kWindow = 8;
+constexpr int kWindow = 16;
 constexpr int kDeviceTeam = 64;
 // Threads per partition team on a device: each takes kBlockItems / kPartitionTeam positions.
 constexpr int kDevicePartitionTeam = 64;
