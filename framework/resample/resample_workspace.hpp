@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/resample/parallel_selection.hpp"
-#include "framework/resample/rebalance_transport.hpp"
+#include "framework/resample/select/parallel_selection.hpp"
+#include "framework/resample/rebalance/rebalance_transport.hpp"
 
 namespace rsmc {
 

@@ -37,13 +37,13 @@
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/layout_choice.hpp"
-#include "framework/resample/rebalance_plan.hpp"
-#include "framework/resample/rebalance_transport.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
+#include "framework/resample/rebalance/rebalance_plan.hpp"
+#include "framework/resample/rebalance/rebalance_transport.hpp"
 #include "framework/resample/resample_stats.hpp"
 #include "framework/resample/resample_workspace.hpp"
 #include "framework/resample/scheme.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 #include "kernels/fill.hpp"
 
 namespace rsmc {

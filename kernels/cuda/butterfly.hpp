@@ -94,8 +94,8 @@ inline std::size_t butterfly_lane_table_entries(std::size_t k) {
   return (k + k / butterfly::kCudaWarpWidth + butterfly::running_chunks(k)) * butterfly::kCudaWarpWidth;
 }
 
-// The engine's butterfly sampler (framework/resample/parallel_selection.hpp, on Kokkos::Cuda): the
-// shared column of one distribution of exact integer weights (std::uint64_t fixed-point weights or
+// The engine's butterfly sampler (framework/resample/select/parallel_selection.hpp, on Kokkos::Cuda):
+// the shared column of one distribution of exact integer weights (std::uint64_t fixed-point weights or
 // u128 residuals; 128-bit sums), then out[i] = the smallest j with points[i] < w_0 + ... + w_j,
 // i < count, for exact points in [0, total): the particle whose interval of the wheel holds the
 // point, so the same ancestors as every other local sampler. A point at or past the total is

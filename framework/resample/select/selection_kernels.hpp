@@ -1,4 +1,4 @@
-// The kernels of the data-parallel selection (framework/resample/parallel_selection.hpp), as
+// The kernels of the data-parallel selection (framework/resample/select/parallel_selection.hpp), as
 // functors over chunks of particles, particles or points. Each is a small struct of raw pointers and
 // scalars whose operator() is callable on any Kokkos backend (no lambdas inside member functions,
 // no std:: algorithms, no exceptions: inconsistencies set a bit in an error word).
@@ -13,9 +13,9 @@
 
 #include "base/exact/fixed_weight.hpp"
 #include "base/exact/uint128.hpp"
-#include "framework/resample/evenly_spaced_points.hpp"
-#include "framework/resample/merge_walk.hpp"
-#include "framework/resample/multinomial_cursor.hpp"
+#include "framework/resample/select/evenly_spaced_points.hpp"
+#include "framework/resample/select/merge_walk.hpp"
+#include "framework/resample/select/multinomial_cursor.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 
 namespace rsmc::selection_kernels {

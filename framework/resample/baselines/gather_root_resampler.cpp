@@ -1,10 +1,10 @@
-#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/baselines/gather_root_resampler.hpp"
 
 #include <climits>
 #include <string>
 
 #include "base/core/error.hpp"
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 
 namespace rsmc {
 

@@ -1,5 +1,5 @@
 // Offspring selection as data-parallel Kokkos kernels in the engine's execution space: the same
-// selections as select_offspring (framework/resample/selection.hpp), bit for bit, for every scheme
+// selections as select_offspring (framework/resample/select/selection.hpp), bit for bit, for every scheme
 // and every local sampler, for any thread count and any chunk size.
 //
 // In: the rank's fixed-point weights (a View in the execution space's memory), its share of the
@@ -48,11 +48,11 @@
 #include "base/core/instance_copy.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/parallel/u128_mpi.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
-#include "framework/resample/selection.hpp"
-#include "framework/resample/selection_kernels.hpp"
-#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/resample/select/selection.hpp"
+#include "framework/resample/select/selection_kernels.hpp"
+#include "framework/resample/select/sorted_multinomial.hpp"
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/fill.hpp"

@@ -1,5 +1,5 @@
 // Offspring counts of this rank's particles from its share of a resampling, with one of the local
-// kernels of --local-sampler (framework/resample/local_sampler.hpp).
+// kernels of --local-sampler (framework/resample/select/local_sampler.hpp).
 //
 // Inverse CDF (search, forest, butterfly): the rank's sample points, given as offsets from the start
 // of its slice of the exact wheel, each go to the particle whose interval [w_0 + .. + w_{i-1},
@@ -22,7 +22,7 @@
 
 #include "base/core/error.hpp"
 #include "base/exact/uint128.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"

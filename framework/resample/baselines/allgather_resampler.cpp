@@ -1,4 +1,4 @@
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 
 #include <climits>
 #include <cmath>

@@ -13,7 +13,7 @@
 #include "framework/parallel/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 #include "framework/resample/resample_stats.hpp"
 
 namespace rsmc {
