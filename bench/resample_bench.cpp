@@ -151,7 +151,7 @@ Outcome resample_once(MPI_Comm comm, const LoadBand& band, const BlockDistributi
     case Resampler::roulette:
     case Resampler::roulette_algorithm1: {
       RouletteRequest<Space> request;
-      request.max_log_weight = max_log_weight;
+      request.weights.shift = max_log_weight;
       request.scheme = scheme;
       request.resampler = resampler;
       request.sampler = sampler;

@@ -37,6 +37,7 @@
 #include <string>
 #include <type_traits>
 
+#include "base/core/host_or_device.hpp"
 #include "kernels/alias/alias_table.hpp"
 #include "kernels/alias/exact_sweep.hpp"
 #include "kernels/alias/list_pack.hpp"
@@ -140,7 +141,7 @@ template <class Exec>
 std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t merged) {
   std::uint64_t s = o.sections;
   if (s == 0) {
-    if (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
+    if (runs_on_host<Exec>())
       s = 4 * static_cast<std::uint64_t>(exec.concurrency());
     else
       s = merged / (uses_lists<Exec>(o) ? list_detail::kListSectionItems : kDeviceSectionItems) + 1;
@@ -248,7 +249,7 @@ void block_prefix(const Exec& exec, const AliasStorage<Space>& st, std::uint64_t
   const auto excess = st.excess;
   const auto totals = st.totals;
   // Two kernels chosen here, not an `if constexpr` inside one lambda (nvcc: no first capture there).
-  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+  if constexpr (runs_on_host<Exec>()) {
     Kokkos::parallel_for(
         "rsmc::alias block prefix", Range<Exec>(exec, 0, 1), KOKKOS_LAMBDA(std::uint64_t) {
           std::uint64_t c = 0;
