@@ -4,7 +4,7 @@
 //   dense_band_minimum  the fewest particles any contiguous layout in the band moves, by a plain
 //                       dynamic programme over every integer position of every boundary (no
 //                       sandwich, no piecewise-affine functions: the straightforward form of what
-//                       choose_layout computes cleverly, framework/resample/layout_choice.hpp).
+//                       choose_layout computes cleverly, framework/resample/rebalance/layout_choice.hpp).
 //                       O(sum of the boundaries' ranges) time and memory: fine for the benchmark's
 //                       8 ranks at N = 10^6, too slow for the filter at scale.
 //   any_layout_bound    sum_k max(0, c_k - t_k): what any rebalancing to the target counts t_k must

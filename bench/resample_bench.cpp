@@ -16,11 +16,11 @@
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/allgather_resampler.hpp"
-#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
+#include "framework/resample/baselines/gather_root_resampler.hpp"
 #include "framework/resample/resample_stats.hpp"
 #include "framework/resample/roulette_resampler.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 #include "base/rng/stream.hpp"
 
@@ -151,7 +151,7 @@ Outcome resample_once(MPI_Comm comm, const LoadBand& band, const BlockDistributi
     case Resampler::roulette:
     case Resampler::roulette_algorithm1: {
       RouletteRequest<Space> request;
-      request.max_log_weight = max_log_weight;
+      request.weights.shift = max_log_weight;
       request.scheme = scheme;
       request.resampler = resampler;
       request.sampler = sampler;

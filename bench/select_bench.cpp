@@ -14,9 +14,9 @@
 #include "bench/timed.hpp"
 #include "framework/parallel/u128_mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
-#include "framework/resample/local_sampler.hpp"
-#include "framework/resample/parallel_selection.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/local_sampler.hpp"
+#include "framework/resample/select/parallel_selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 namespace rsmc::bench {
 

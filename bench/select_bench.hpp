@@ -1,7 +1,7 @@
 // `rsmc bench select`: times the selection alone (no fixed-point weights, no particle movement):
-// the serial select_offspring (framework/resample/selection.hpp) with the expansion of its counts
+// the serial select_offspring (framework/resample/select/selection.hpp) with the expansion of its counts
 // into ancestors that the roulette resampler then does, against the data-parallel selection
-// (framework/resample/parallel_selection.hpp) in the default execution space, measured in the same
+// (framework/resample/select/parallel_selection.hpp) in the default execution space, measured in the same
 // run on the same fixed-point weights.
 //
 // For every (N, scheme, local sampler): fixed-point weights of log-weights 2 log u (u uniform from

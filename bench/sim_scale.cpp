@@ -14,8 +14,8 @@
 #include "base/core/error.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/particles/load_band.hpp"
-#include "framework/resample/layout_choice.hpp"
-#include "framework/resample/rebalance_plan.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
+#include "framework/resample/rebalance/rebalance_plan.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
 
@@ -37,7 +37,7 @@ std::uint64_t ceil_log2(std::uint64_t n) {
 
 // Systematic / stratified: the number of sample points P_j = T (j 2^53 + u_j) / (N 2^53) below the
 // wheel position x, i.e. the first j with T (j 2^53 + u_j) >= x N 2^53 (the rule of
-// framework/resample/selection.cpp). A double estimate brackets it, exact comparisons settle it.
+// framework/resample/select/selection.cpp). A double estimate brackets it, exact comparisons settle it.
 class EvenlySpacedPoints {
  public:
   EvenlySpacedPoints(bool stratified, std::uint64_t seed, std::uint64_t samples, u128 total)

@@ -7,7 +7,7 @@
 //     clamped at 0, from rng::Stream(seed, Purpose::model, 0, k). The totals become exact
 //     fixed-point integers, so cumulative sums are exact as in the real resampler.
 //   - Offspring per rank c_k (the number of sample points in rank k's slice of the wheel):
-//       systematic   the exact rule of framework/resample/selection.cpp on the cumulative totals:
+//       systematic   the exact rule of framework/resample/select/selection.cpp on the cumulative totals:
 //                    P_j = T (j 2^53 + u) / (N 2^53), one u (stream of sample 0), c_k = points in
 //                    [W_below, W_below + W_k), found by binary search; the c_k sum to N exactly.
 //       stratified   the same with u_j from the stream of sample j.
@@ -17,9 +17,9 @@
 //                    (not the sorted-multinomial tree's draw itself).
 //   - scalable (rsmc's roulette) and algorithm1 (the paper's Algorithm 1): rank k holds the
 //     renumbered offspring ids [q_k, q_k + c_k), q_k = c_0 + ... + c_{k-1}; the messages, partners
-//     and particles moved are those of framework/resample/rebalance_plan.hpp's RebalancePlan, rank by
+//     and particles moved are those of framework/resample/rebalance/rebalance_plan.hpp's RebalancePlan, rank by
 //     rank (realised values for this draw), to the layout choose_layout picks within each
-//     --balance-tolerance tau (framework/resample/layout_choice.hpp; tau = 0: the blocks); tau > 0
+//     --balance-tolerance tau (framework/resample/rebalance/layout_choice.hpp; tau = 0: the blocks); tau > 0
 //     adds an allgather of the p offspring counts to the collectives. Work = sample points a rank touches: c_k +
 //     ceil(log2 N) (scalable) or N (algorithm1).
 //   - allgather and gather-root (the naive baselines, as in the paper's sec. 2.1): analytic

@@ -20,7 +20,7 @@
 //     stores    particle i's offspring are out[F(C_{i-1}) .. F(C_i)): one 4-wide store per particle,
 //               overwritten by the next ones (branch-free; exact loop near a batch end or above 4)
 //
-// The selection is the engine's systematic scheme (framework/resample/selection.hpp: C_i > floor(P_j)
+// The selection is the engine's systematic scheme (framework/resample/select/selection.hpp: C_i > floor(P_j)
 // <=> C_i > P_j), so the ancestors are those the distributed roulette resampler would pick.
 // Host execution spaces only (the batch buffers live on the stack); one rank.
 #pragma once

@@ -25,6 +25,7 @@
 #include "framework/io/chain_file.hpp"
 #include "framework/io/existing_file.hpp"
 #include "framework/io/observations_file.hpp"
+#include "framework/parallel/communicator.hpp"
 #include "framework/resample/scheme.hpp"
 
 namespace rsmc::drivers {
@@ -200,15 +201,15 @@ void transfer(const std::vector<T>& v, std::vector<T>& to, int from, int rank, M
     if (rank == 0) to.insert(to.end(), v.begin(), v.end());
     return;
   }
-  if (rank == from) MPI_Send(v.data(), static_cast<int>(v.size()), mpi_type<T>(), 0, 0, comm);
+  if (rank == from) MPI_Send(v.data(), static_cast<int>(v.size()), mpi_type<T>(), 0, tags::chain_output, comm);
   if (rank == 0) {
     MPI_Status status;
     int count = 0;
-    MPI_Probe(from, 0, comm, &status);
+    MPI_Probe(from, tags::chain_output, comm, &status);
     MPI_Get_count(&status, mpi_type<T>(), &count);
     const std::size_t old = to.size();
     to.resize(old + static_cast<std::size_t>(count));
-    MPI_Recv(to.data() + old, count, mpi_type<T>(), from, 0, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(to.data() + old, count, mpi_type<T>(), from, tags::chain_output, comm, MPI_STATUS_IGNORE);
   }
 }
 
@@ -277,8 +278,13 @@ void print_banner(const PmmhCommand& c, const InferenceSettings& settings, int r
 
 }  // namespace
 
-int run_pmmh_chains(const PmmhCommand& c, MPI_Comm comm, const InferenceSettings& settings, const char* execution_space,
+int run_pmmh_chains(const PmmhCommand& c, MPI_Comm given, const InferenceSettings& settings,
+                    const char* execution_space,
                     const std::function<inference::LogLikelihood(MPI_Comm)>& likelihood_on) {
+  // The run's own communicator (framework/parallel/communicator.hpp): its messages, the chains'
+  // split and their filters never meet a caller's.
+  const Communicator own(given);
+  const MPI_Comm comm = own.get();
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);

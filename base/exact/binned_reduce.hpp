@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <string>
 
+#include "base/core/host_or_device.hpp"
 #include "base/core/instance_copy.hpp"
 #include "base/exact/binned_sum.hpp"
 
@@ -210,12 +211,19 @@ void reduce_binned_by_teams(const std::string& label, std::size_t n, int nsums, 
   if (rare_host != 0) reduce_binned_by_batches<ExecutionSpace>(label, n, nsums, fill, workspace, out);
 }
 
+// Whether reduce_binned goes by batches (host backends: fill is called once per batch of kBatch
+// items, [b kBatch, min((b + 1) kBatch, n)), for sum 0 first) rather than by teams (devices).
+template <class ExecutionSpace>
+constexpr bool reduces_by_batches() {
+  return runs_on_host<ExecutionSpace>();
+}
+
 // Adds the terms fill writes for items 0..n-1 into out[0..nsums) (host memory, not cleared):
 // by batches on host backends, by teams on devices (see the header).
 template <class ExecutionSpace, class Fill>
 void reduce_binned(const std::string& label, std::size_t n, int nsums, const Fill& fill,
                    BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace, BinnedSum* out) {
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible)
+  if constexpr (reduces_by_batches<ExecutionSpace>())
     reduce_binned_by_batches<ExecutionSpace>(label, n, nsums, fill, workspace, out);
   else
     reduce_binned_by_teams<ExecutionSpace>(label, n, nsums, fill, workspace, out);

@@ -10,7 +10,9 @@
 // a 64-bit integer with kFixedWeightFractionBits = 64 fractional bits; l_max is the global maximum
 // log-weight (an exact reduction, the same on every rank), so each integer is a pure function of the
 // particle and the global maximum. The maximum particle (exp(0) = 1) maps to 2^64 - 1. A weight below
-// 2^-64 of the maximum, and a log-weight of -inf, map to 0 (never selected).
+// 2^-64 of the maximum, and a log-weight of -inf, map to 0 (never selected). The functions below
+// take any shift >= every log-weight in place of l_max: the filter passes its step's shift, the
+// maximum or, for a model with a log_likelihood_bound, a bound at most 8 nats above it.
 //
 // Quantisation bound. Write r_i = exp(l_i - l_max) <= 1 as computed in double, and q_i =
 // fixed_weight * 2^-64. Flooring (and the clamp of the maximum) changes each r_i by less than 2^-64:
@@ -45,14 +47,14 @@ constexpr int kFixedWeightFractionBits = 64;
 // lift it to 1, so such weights are 0 without an exp.
 constexpr double kFixedWeightUnderflow = -45.5;
 
-// fixed_weight(log_weight, max_log_weight) when the caller has already computed
-// e = math::exp(log_weight - max_log_weight) (the filter's weight-sum pass does): the same bits, one
+// fixed_weight(log_weight, shift) when the caller has already computed
+// e = math::exp(log_weight - shift) (the filter's weight-sum pass does): the same bits, one
 // exp less. `e` is read only where fixed_weight would call exp, so it may be anything elsewhere.
-RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double max_log_weight, double e) {
+RSMC_HOST_DEVICE std::uint64_t fixed_weight_given_exp(double log_weight, double shift, double e) {
   constexpr std::uint64_t kMax = ~static_cast<std::uint64_t>(0);
   constexpr double kTwo64 = 18446744073709551616.0;  // 2^64, exact
   if (!(log_weight > -HUGE_VAL)) return 0;           // -inf, NaN
-  const double d = log_weight - max_log_weight;
+  const double d = log_weight - shift;
   if (!(d < 0.0)) return d >= 0.0 ? kMax : 0;  // the maximum (or a violated precondition); NaN
   if (d < kFixedWeightUnderflow) return 0;
   const double scaled = e * kTwo64;   // exact scaling by a power of two
@@ -105,15 +107,16 @@ RSMC_VECTOR_INLINE std::uint64_t fixed_weight_of(double w) {
   return (small_integer_bits(top ? all_ones : hi) << 32) | small_integer_bits(top ? all_ones : lo);
 }
 
-// floor(exp(log_weight - max_log_weight) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf
-// (or NaN) or the weight underflows below 2^-64 of the maximum.
-// Precondition: log_weight <= max_log_weight, max_log_weight finite (or -inf together with a -inf
-// log_weight, which gives 0). A violated log_weight > max_log_weight clamps to 2^64 - 1.
+// floor(exp(log_weight - shift) * 2^64), clamped to 2^64 - 1; 0 when log_weight is -inf (or NaN) or
+// the weight underflows below 2^-64 of exp(shift). The shift is the step's: the maximum log-weight
+// over all ranks, or a bound above it (BootstrapFilter::weight_shift).
+// Precondition: log_weight <= shift, shift finite (or -inf together with a -inf log_weight, which
+// gives 0). A violated log_weight > shift clamps to 2^64 - 1.
 // exp is computed only where it matters (not for -inf, the maximum, or d < kFixedWeightUnderflow).
-RSMC_HOST_DEVICE std::uint64_t fixed_weight(double log_weight, double max_log_weight) {
-  const double d = log_weight - max_log_weight;
+RSMC_HOST_DEVICE std::uint64_t fixed_weight(double log_weight, double shift) {
+  const double d = log_weight - shift;
   const bool needs_exp = log_weight > -HUGE_VAL && d < 0.0 && d >= kFixedWeightUnderflow;
-  return fixed_weight_given_exp(log_weight, max_log_weight, needs_exp ? math::exp(d) : 0.0);
+  return fixed_weight_given_exp(log_weight, shift, needs_exp ? math::exp(d) : 0.0);
 }
 
 }  // namespace rsmc::exact

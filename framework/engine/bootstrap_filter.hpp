@@ -11,13 +11,18 @@
 //   roulette resampler (framework/resample/roulette_resampler.hpp), systematic scheme
 // Random draws are keyed by global particle id and step, and every sum is reproducible (BinnedSum:
 // the same bits for any order and split of its terms), so every number the filter reports is bitwise
-// identical for any number of ranks and threads. The data-parallel
-// kernel of each phase is in step_kernels.hpp; this class holds the state and does the MPI. A model
-// with a log_likelihood_bound lets a host backend weigh and sum the weights in one pass
-// (step_kernels::weigh_and_sum), with the same bits as the separate kernels.
+// identical for any number of ranks and threads.
+//
+// step() is one plain loop of named phases, each a function that takes what the phase before it
+// handed over and returns a struct for the next (Weighing, Reduction); the data-parallel kernel of
+// each phase is in step_kernels.hpp. What lives on between steps is the filter's state (the
+// particles, the log of the total weight, the maximum log-weight, the moments' reference point) and
+// buffers that are only reused. A model with a log_likelihood_bound lets a host backend weigh and sum
+// the weights in one pass (step_kernels::weigh_and_sum), with the same bits as the separate kernels.
+//
+// The filter duplicates the communicator it is given (framework/parallel/communicator.hpp), so that
+// it can run inside another MPI program, beside other filters on the same ranks.
 #pragma once
-
-#include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <cfloat>
@@ -25,31 +30,35 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/core/error.hpp"
 #include "base/core/instance_copy.hpp"
-#include "framework/parallel/phase_times.hpp"
+#include "base/exact/binned_reduce.hpp"
+#include "base/exact/moments.hpp"
+#include "base/math/math.hpp"
+#include "base/rng/stream.hpp"
+#include "kernels/fill.hpp"
 #include "framework/engine/filter_options.hpp"
 #include "framework/engine/filter_result.hpp"
 #include "framework/engine/run_progress.hpp"
 #include "framework/engine/step_kernels.hpp"
 #include "framework/engine/step_observer.hpp"
-#include "base/exact/binned_reduce.hpp"
-#include "base/exact/moments.hpp"
-#include "base/math/math.hpp"
-#include "framework/parallel/binned_sum_mpi.hpp"
 #include "framework/model/model_traits.hpp"
 #include "framework/model/observations.hpp"
+#include "framework/parallel/binned_sum_mpi.hpp"
+#include "framework/parallel/communicator.hpp"
+#include "framework/parallel/mpi.hpp"
+#include "framework/parallel/phase_times.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/allgather_resampler.hpp"
-#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
+#include "framework/resample/baselines/gather_root_resampler.hpp"
 #include "framework/resample/roulette_resampler.hpp"
-#include "kernels/fill.hpp"
-#include "base/rng/stream.hpp"
+#include "framework/resample/shifted_weights.hpp"
 
 namespace rsmc {
 
@@ -60,23 +69,14 @@ class BootstrapFilter {
  public:
   using memory_space = typename ExecutionSpace::memory_space;
 
+  // A filter on the ranks of `comm`, which it duplicates (collectively; freed with the filter): its
+  // messages never meet the caller's, nor another filter's on the same ranks.
   BootstrapFilter(MPI_Comm comm, Model model, const FilterOptions& options)
-      : comm_(comm),
-        model_(std::move(model)),
-        options_(validated(options, comm)),
-        band_(options.particles, comm_size(comm), options.balance),
-        layout_(band_.target_layout()) {
-    MPI_Comm_rank(comm_, &rank_);
-    store_ = ParticleStore<memory_space>(layout_.count(rank_), model_.state_dim(), layout_.first(rank_));
-    observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
-    reference_ = Kokkos::View<double*, memory_space>("rsmc::moment_reference", model_.state_dim());
-    reference_host_ = Kokkos::create_mirror_view(reference_);
-    mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
-    mean_host_ = Kokkos::create_mirror_view(mean_);
-    weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
-                                                  store_.size());
-    resample_workspace_.exp_weight = weight_;
-  }
+      : BootstrapFilter(std::optional<Communicator>(std::in_place, comm), MPI_COMM_NULL, std::move(model), options) {}
+  // A filter on `comm` itself, a communicator of rsmc's own that outlives it: for a long-lived owner
+  // of many short filters (a pmmh run's likelihood estimates), which duplicates once for all of them.
+  BootstrapFilter(const Communicator& comm, Model model, const FilterOptions& options)
+      : BootstrapFilter(std::nullopt, comm.get(), std::move(model), options) {}
 
   // Which global ids each rank holds now: the band's targets (the block distribution by default)
   // until a roulette resampling with a tolerance moves it.
@@ -93,21 +93,25 @@ class BootstrapFilter {
     set_moment_reference(nullptr);
   }
 
-  // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing).
+  // Advances the filter to step t (1-based) with observation y_t (nullptr or all-NaN: missing): the
+  // phases in order, each handed what the one before returned.
   StepSummary step(int t, const double* y_t) {
     if (t < 1) throw Error("filter step must be >= 1, got " + std::to_string(t));
     const std::optional<double> bound_shift = y_t != nullptr ? shift_from_bound(t, y_t) : std::nullopt;
-    bool summed = false;  // whether sums_ already hold the sums relative to *bound_shift
-    // this rank's maximum log-weight and all ranks' invalid count, when the step weighed
-    const std::optional<step_kernels::WeightingOutcome> weighed = propagate_and_weigh(t, y_t, bound_shift, summed);
-    const std::uint64_t invalid = weighed ? weighed->invalid : 0;
-    const std::optional<double> local_max =
-        weighed ? std::optional<double>(weighed->local_max) : std::optional<double>();
-    double log_total = 0.0;
-    StepSummary summary;
+    {
+      ScopedPhase timed(&times_, Phase::propagate);
+      propagate(t);
+    }
+    std::optional<Weighing> weighing;  // none at a step without an observation
+    if (y_t != nullptr) {
+      ScopedPhase timed(&times_, Phase::weight);
+      weighing = weigh(t, y_t, bound_shift);
+    }
+    const std::uint64_t invalid = weighing ? weighing->invalid : 0;
+    Reduction reduced;
     try {
       ScopedPhase timed(&times_, Phase::reduce);
-      summary = summarise(t, log_total, local_max, bound_shift, summed);
+      reduced = reduce(t, std::move(weighing), bound_shift);
     } catch (const DegenerateError& e) {
       // Undo the step (the previous states are in scratch, the previous weights in
       // scratch_log_weight): the filter is back at step t - 1, the last good one.
@@ -118,15 +122,19 @@ class BootstrapFilter {
       throw DegenerateError(
           std::string(e.what()) + " (" + std::to_string(invalid) + " of them had a NaN or +inf log-likelihood)", t);
     }
+    // The filter's state after the step's weights: what the next step starts from.
+    known_max_log_weight_ = reduced.max_log_weight;
+    set_moment_reference(reduced.summary.mean.data());
+    StepSummary summary = std::move(reduced.summary);
     summary.invalid_likelihoods = invalid;
-    summary.log_likelihood_increment = log_total - log_total_weight_;
-    log_total_weight_ = log_total;
+    summary.log_likelihood_increment = reduced.log_total - log_total_weight_;
+    log_total_weight_ = reduced.log_total;
     if (observer_ != nullptr && observer_->wants_cloud(t)) {
       ScopedPhase timed(&times_, Phase::io);
       report_cloud(*observer_, t, store_);
     }
     if (summary.ess < options_.ess_threshold * static_cast<double>(band_.size())) {
-      summary.resample_stats = resample(static_cast<std::uint32_t>(t));
+      summary.resample_stats = resample(static_cast<std::uint32_t>(t), reduced.weights);
       summary.resampled = true;
       log_total_weight_ = math::log(static_cast<double>(band_.size()));
       known_max_log_weight_ = 0.0;  // every resampler resets the log-weights to 0
@@ -202,6 +210,42 @@ class BootstrapFilter {
   }
 
  private:
+  BootstrapFilter(std::optional<Communicator> owned, MPI_Comm borrowed, Model model, const FilterOptions& options)
+      : own_comm_(std::move(owned)),
+        comm_(own_comm_ ? own_comm_->get() : borrowed),
+        model_(std::move(model)),
+        options_(validated(options, comm_)),
+        band_(options.particles, comm_size(comm_), options.balance),
+        layout_(band_.target_layout()) {
+    MPI_Comm_rank(comm_, &rank_);
+    store_ = ParticleStore<memory_space>(layout_.count(rank_), model_.state_dim(), layout_.first(rank_));
+    observation_ = Kokkos::View<double*, memory_space>("rsmc::observation", model_.obs_dim());
+    reference_ = Kokkos::View<double*, memory_space>("rsmc::moment_reference", model_.state_dim());
+    reference_host_ = Kokkos::create_mirror_view(reference_);
+    mean_ = Kokkos::View<double*, memory_space>("rsmc::mean", model_.state_dim());
+    mean_host_ = Kokkos::create_mirror_view(mean_);
+    weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
+                                                  store_.size());
+  }
+
+  // What the weighing phase hands the reduction.
+  struct Weighing {
+    std::uint64_t invalid = 0;     // NaN or +inf log-likelihoods, all ranks (count_invalid)
+    double local_max = -HUGE_VAL;  // this rank's largest new log-weight (-DBL_MAX: none above it)
+    // With the fused pass (weigh_and_sum): this rank's moment sums, relative to sums_shift (the
+    // model's bound). The reduction keeps them when it chooses the same shift (weight_shift).
+    std::optional<double> sums_shift;
+    std::vector<exact::BinnedSum> sums;
+  };
+
+  // What the reduction hands on: the step's summary and its weights.
+  struct Reduction {
+    StepSummary summary;                   // ESS, filtered mean and variance (the rest is filled in by step())
+    double max_log_weight = 0.0;           // over all ranks
+    double log_total = 0.0;                // log of the sum of all weights: shift + log(sum of w)
+    ShiftedWeights<memory_space> weights;  // w = exp(log-weight - shift), this rank's (in weight_)
+  };
+
   void check_observations(const Observations& observations, int steps) const {
     if (steps > observations.steps)
       throw Error("requested " + std::to_string(steps) + " steps but the data has only " +
@@ -224,15 +268,16 @@ class BootstrapFilter {
     return p;
   }
 
-  // Resamples with the configured resampler; afterwards all weights are equal.
-  ResampleStats resample(std::uint32_t step) {
+  // Resamples with the configured resampler, the step's weights as the reduction left them;
+  // afterwards all weights are equal.
+  ResampleStats resample(std::uint32_t step, const ShiftedWeights<memory_space>& weights) {
     switch (options_.resampler) {
       case Resampler::roulette:
       case Resampler::roulette_algorithm1: {
         Selection selection;  // the genealogy, for the observer
         const std::uint64_t first_id = store_.first_id;
         RouletteRequest<memory_space> request;
-        request.max_log_weight = weight_shift_;
+        request.weights = weights;
         request.scheme = options_.scheme;
         request.resampler = options_.resampler;
         request.sampler = options_.local_sampler;
@@ -242,11 +287,9 @@ class BootstrapFilter {
         request.workspace = &resample_workspace_;
         request.selection_out = observer_ != nullptr ? &selection : nullptr;
         const ResampleStats stats = resample_roulette(comm_, band_, layout_, store_, request);
-        if (weight_.extent(0) != store_.size()) {  // the layout moved: so does the weight buffer
+        if (weight_.extent(0) != store_.size())  // the layout moved: so does the weight buffer
           weight_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsmc::weight"),
                                                         store_.size());
-          resample_workspace_.exp_weight = weight_;
-        }
         if (observer_ != nullptr) {
           ScopedPhase timed(&times_, Phase::io);
           observer_->resampled(static_cast<int>(step), first_id, selection);
@@ -259,33 +302,11 @@ class BootstrapFilter {
         const double u = rng::Stream(options_.seed, rng::Purpose::resample, step, 0).uniform();
         const BlockDistribution blocks(band_.size(), band_.ranks());  // FilterOptions::validate keeps them
         return options_.resampler == Resampler::allgather
-                   ? resample_allgather(comm_, blocks, store_, weight_shift_, u)
-                   : resample_gather_root(comm_, blocks, store_, weight_shift_, u);
+                   ? resample_allgather(comm_, blocks, store_, weights.shift, u)
+                   : resample_gather_root(comm_, blocks, store_, weights.shift, u);
       }
     }
     throw Error("unknown resampler");
-  }
-
-  // Propagates, and weighs when y_t is given: in one pass with the sums of summarise (summed = true)
-  // when their shift is known ahead and the backend fuses passes, otherwise weight() alone. Returns
-  // what weighing found (weight()) when it weighed.
-  std::optional<step_kernels::WeightingOutcome> propagate_and_weigh(int t, const double* y_t,
-                                                                    const std::optional<double>& bound_shift,
-                                                                    bool& summed) {
-    {
-      ScopedPhase timed(&times_, Phase::propagate);
-      propagate(t);
-    }
-    summed = false;
-    if (y_t == nullptr) return std::nullopt;
-    ScopedPhase timed(&times_, Phase::weight);
-    if constexpr (step_kernels::fuses_passes<ExecutionSpace>()) {
-      if (bound_shift) {
-        summed = true;
-        return weigh_and_sum(t, y_t, *bound_shift);
-      }
-    }
-    return weight(t, y_t);
   }
 
   void propagate(int t) {
@@ -294,29 +315,37 @@ class BootstrapFilter {
     store_.swap_state();
   }
 
-  // Adds log p(y_t | x_i) to every log-weight. Returns this rank's maximum new log-weight, and how
-  // many particles of all ranks had a NaN or +inf log-likelihood (an exact integer: the same for any
-  // number of ranks). Those particles get log-weight -inf under InvalidLikelihood::zero_weight;
-  // otherwise the step fails (count_invalid).
-  step_kernels::WeightingOutcome weight(int t, const double* y_host) {
+  // Adds log p(y_t | x_i) to every log-weight: in one pass with the moment sums when their shift is
+  // known ahead (the model's bound) and the backend fuses passes, otherwise alone. Particles with a
+  // NaN or +inf log-likelihood get log-weight -inf under InvalidLikelihood::zero_weight; otherwise the
+  // step fails (count_invalid).
+  Weighing weigh(int t, const double* y_host, const std::optional<double>& bound_shift) {
     upload_observation(y_host);
+    if constexpr (step_kernels::fuses_passes<ExecutionSpace>()) {
+      if (bound_shift) return weigh_and_sum(t, *bound_shift);
+    }
     const step_kernels::WeightingOutcome outcome = step_kernels::weight_particles<ExecutionSpace>(
         model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t);
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    return {count_invalid(outcome.invalid, t), outcome.local_max};
+    Weighing w;
+    w.invalid = count_invalid(outcome.invalid, t);
+    w.local_max = outcome.local_max;
+    return w;
   }
 
-  // weight() with the shift of the weights known ahead (shift_from_bound), in one pass with the sums
-  // of summarise() (step_kernels::weigh_and_sum), which go to sums_.
-  step_kernels::WeightingOutcome weigh_and_sum(int t, const double* y_host, double shift) {
-    upload_observation(y_host);
+  // weigh() and this rank's moment sums relative to `shift` in one pass (step_kernels::weigh_and_sum).
+  Weighing weigh_and_sum(int t, double shift) {
     copy_and_fence(ExecutionSpace(), reference_, reference_host_);
-    clear_sums();
+    Weighing w;
+    w.sums = cleared_sums();
     const step_kernels::WeightingOutcome outcome = step_kernels::weigh_and_sum<ExecutionSpace>(
         model_, store_.state, observation_, store_.log_weight, store_.scratch_log_weight, zero_weight(), t, shift,
-        reference_, weight_, batch_outcome_, moment_workspace_, sums_.data());
+        reference_, weight_, batch_outcome_, moment_workspace_, w.sums.data());
     store_.swap_log_weight();  // the previous weights stay in scratch_log_weight until the next step
-    return {count_invalid(outcome.invalid, t), outcome.local_max};
+    w.invalid = count_invalid(outcome.invalid, t);
+    w.local_max = outcome.local_max;
+    w.sums_shift = shift;
+    return w;
   }
 
   bool zero_weight() const { return options_.invalid_likelihood == InvalidLikelihood::zero_weight; }
@@ -398,40 +427,36 @@ class BootstrapFilter {
     return lowest;
   }
 
-  // Reproducible reductions over all particles of all ranks; log_total receives log(sum of weights).
-  // local_max: this rank's maximum log-weight when the step weighed (a maximum is exact, so the same
-  // whichever kernel finds it); otherwise (a step without an observation) it is found here.
-  // bound_shift: shift_from_bound's offer; summed: sums_ already hold the sums relative to it
-  // (weigh_and_sum), to be recomputed if weight_shift declines it.
-  StepSummary summarise(int t, double& log_total, const std::optional<double>& local_max,
-                        const std::optional<double>& bound_shift, bool summed) {
+  // Reproducible reductions over all particles of all ranks: the maximum log-weight (from weighing's
+  // local maxima, or found here at a step without an observation: a maximum is exact, so the same
+  // whichever kernel finds it), the shift of the weights (weight_shift), the moment sums (weighing's
+  // when they are relative to that shift, else a pass of their own), ESS, the log of the total
+  // weight, mean and variance. Throws DegenerateError when every weight is zero.
+  Reduction reduce(int t, std::optional<Weighing> weighing, const std::optional<double>& bound_shift) {
     const int d = store_.state_dim();
-    double max_lw = local_max ? *local_max : step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
+    double max_lw = weighing ? weighing->local_max : step_kernels::max_log_weight<ExecutionSpace>(store_.log_weight);
     MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, comm_);
     // Kokkos::Max starts from the lowest finite double, not -inf: a rank (or all) with only -inf
     // log-weights reports -DBL_MAX. No real log-weight is that small, so both mean "all zero".
     if (!(max_lw > -DBL_MAX))
       throw DegenerateError("filter degenerate at step " + std::to_string(t) + ": every particle has zero weight", t);
-    known_max_log_weight_ = max_lw;
     const double shift = weight_shift(max_lw, bound_shift);
-    weight_shift_ = shift;
 
     // One pass: sum w, sum w^2, sum w dx_c, sum w dx_c^2 with dx = x - k, k the previous step's mean
     // (w relative to the shift, so w <= 1). The w are kept in weight_ for the fixed-point weights of
     // resampling: one exp per particle.
-    if (!(summed && shift == *bound_shift)) {
-      copy_and_fence(ExecutionSpace(), reference_, reference_host_);
-      clear_sums();
-      step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, shift, reference_, weight_,
-                                                moment_workspace_, sums_.data());
-    }
-    exact::allreduce_binned(sums_.data(), 2 + 2 * d, comm_);
-    const std::vector<exact::BinnedSum>& sums = sums_;
+    std::vector<exact::BinnedSum> sums =
+        weighing && weighing->sums_shift == shift ? std::move(weighing->sums) : moment_sums(shift);
+    exact::allreduce_binned(sums.data(), 2 + 2 * d, comm_);
     const double total = sums[0].to_double();
     const double total_sq = sums[1].to_double();
-    StepSummary s;
+    Reduction r;
+    r.max_log_weight = max_lw;
+    r.log_total = shift + math::log(total);
+    r.weights.shift = shift;
+    r.weights.exp_weight = weight_;
+    StepSummary& s = r.summary;
     s.ess = total * total / total_sq;
-    log_total = shift + math::log(total);
     s.mean.resize(d);
     s.variance.resize(d);
     const exact::DoubleDouble s0 = sums[0].to_double_double();
@@ -444,14 +469,23 @@ class BootstrapFilter {
       second_pass |= !one_pass_variance_is_accurate(m.mean - reference_host_(c), m.variance);
     }
     if (second_pass) variance_about_mean(total, s);
-    set_moment_reference(s.mean.data());
-    return s;
+    return r;
   }
 
-  // sums_ sized for this model's moments and cleared.
-  void clear_sums() {
-    sums_.resize(step_kernels::moment_sum_count(model_.state_dim()));
-    for (auto& sum : sums_) sum.clear();
+  // This rank's moment sums relative to `shift` (step_kernels::moment_sums), the weights into weight_.
+  std::vector<exact::BinnedSum> moment_sums(double shift) {
+    copy_and_fence(ExecutionSpace(), reference_, reference_host_);
+    std::vector<exact::BinnedSum> sums = cleared_sums();
+    step_kernels::moment_sums<ExecutionSpace>(store_.log_weight, store_.state, shift, reference_, weight_,
+                                              moment_workspace_, sums.data());
+    return sums;
+  }
+
+  // Cleared sums for this model's moments.
+  std::vector<exact::BinnedSum> cleared_sums() const {
+    std::vector<exact::BinnedSum> sums(step_kernels::moment_sum_count(model_.state_dim()));
+    for (auto& sum : sums) sum.clear();
+    return sums;
   }
 
   // The one-pass variance loses the digits that (mean - k)^2 / variance cancels (each term
@@ -488,7 +522,8 @@ class BootstrapFilter {
     }
   }
 
-  MPI_Comm comm_;
+  std::optional<Communicator> own_comm_;  // the duplicate this filter made, unless it borrows one
+  MPI_Comm comm_;                         // own_comm_'s, or the one borrowed
   Model model_;
   FilterOptions options_;
   LoadBand band_;  // the counts each rank may hold
@@ -503,12 +538,11 @@ class BootstrapFilter {
   exact::BinnedReduceWorkspace<memory_space> moment_workspace_;    // moment_sums' chunk sums, kept between steps
   exact::BinnedReduceWorkspace<memory_space> variance_workspace_;  // variance_sums' (another shape)
   Kokkos::View<step_kernels::WeightingOutcome*, memory_space> batch_outcome_;  // weigh_and_sum's, kept
-  Kokkos::View<double*, memory_space> weight_;          // exp(log-weight - shift) of the last summarise()
+  Kokkos::View<double*, memory_space> weight_;  // where the step's w = exp(log-weight - shift) go (Reduction::weights)
   ResampleWorkspace<memory_space> resample_workspace_;  // resampling buffers, kept between steps
-  std::vector<exact::BinnedSum> sums_;                  // the moment sums of the step (moment_sums, or weigh_and_sum)
-  double weight_shift_ = 0.0;                           // the shift of the last summarise() (weight_shift)
-  std::optional<double> known_max_log_weight_;          // the global maximum log-weight now, when known
-  double log_total_weight_ = 0.0;                       // log of the sum of all weights after the previous step
+  // The filter's state between steps (step() updates it from what the phases return):
+  std::optional<double> known_max_log_weight_;  // the global maximum log-weight now, when known
+  double log_total_weight_ = 0.0;               // log of the sum of all weights after the previous step
   PhaseTimes times_;
   StepObserver* observer_ = nullptr;  // set_observer
 };

@@ -12,7 +12,7 @@
 #include "base/rng/stream.hpp"
 #include "framework/engine/invalid_likelihood.hpp"
 #include "framework/particles/load_band.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 
 namespace rsmc {

@@ -24,13 +24,15 @@
 #include <string>
 #include <type_traits>
 
+#include "base/core/host_or_device.hpp"
+
 namespace rsmc {
 
 // Bytes per particle a BootstrapFilter allocates in `MemorySpace` (see above).
 template <class MemorySpace>
 constexpr std::uint64_t filter_bytes_per_particle(int state_dim) {
   const std::uint64_t in_space = 16 * static_cast<std::uint64_t>(state_dim) + 40;
-  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+  const bool host = runs_on_host<typename MemorySpace::execution_space>();
   return host ? in_space + 16 : in_space;
 }
 
@@ -65,7 +67,7 @@ std::optional<double> available_per_rank(int ranks_on_node) {
     return static_cast<double>(free);
   }
 #endif
-  if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) return std::nullopt;
+  if (!runs_on_host<typename MemorySpace::execution_space>()) return std::nullopt;
   const std::optional<std::uint64_t> node = available_host_memory();
   if (!node) return std::nullopt;
   return static_cast<double>(*node) / ranks_on_node;

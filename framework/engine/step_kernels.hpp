@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/core/host_or_device.hpp"
 #include "base/core/portability.hpp"
 #include "base/exact/binned_reduce.hpp"
 #include "base/math/math.hpp"
@@ -35,15 +36,16 @@ using Particles = Kokkos::RangePolicy<ExecutionSpace>;
 // straight-line model code the compiler vectorises; on a GPU one particle per thread.
 template <class ExecutionSpace>
 constexpr std::size_t particle_batch() {
-  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 256 : 1;
+  return runs_on_host<ExecutionSpace>() ? 256 : 1;
 }
 
 // Whether a step weighs and sums its weights in one pass when their shift is known ahead
-// (weigh_and_sum): on a host backend, where a batch then stays in L1; on a GPU the separate kernels
-// keep one thread per particle. The results have the same bits either way.
+// (weigh_and_sum): where exact::reduce_binned goes by batches (a host backend), a batch then stays in
+// L1; on a GPU the separate kernels keep one thread per particle. The results have the same bits
+// either way.
 template <class ExecutionSpace>
 constexpr bool fuses_passes() {
-  return particle_batch<ExecutionSpace>() > 1;
+  return exact::reduces_by_batches<ExecutionSpace>();
 }
 
 // The first and one-past-last particle of batch b of n.
@@ -311,6 +313,11 @@ WeightingOutcome weigh_and_sum(const Model& model, const StateView& state, const
                                Kokkos::View<WeightingOutcome*, typename ExecutionSpace::memory_space>& batch_outcome,
                                exact::BinnedReduceWorkspace<typename ExecutionSpace::memory_space>& workspace,
                                exact::BinnedSum* sums) {
+  // Each batch's outcome goes to outcomes(begin / batch), which needs fill(0, begin, end) called once
+  // per batch of kBatch: reduce_binned's batch path. Its team path (devices) cuts other ranges.
+  static_assert(fuses_passes<ExecutionSpace>(),
+                "step_kernels::weigh_and_sum runs only where exact::reduce_binned goes by batches (a host "
+                "backend); elsewhere the step runs weight_particles and moment_sums (fuses_passes)");
   constexpr std::size_t batch = exact::binned_reduce_detail::kBatch;  // the batches of fill(0, ...)
   const std::size_t n = state.extent(0), batches = (n + batch - 1) / batch;
   if (batch_outcome.extent(0) < batches)
@@ -340,7 +347,7 @@ WeightingOutcome weigh_and_sum(const Model& model, const StateView& state, const
 }
 
 // The second pass, for a step whose mean moved too far from the reference point for the one-pass
-// variance to keep its digits (BootstrapFilter::summarise decides): sums[c] = sum w (x_c - mean_c)^2,
+// variance to keep its digits (BootstrapFilter::reduce decides): sums[c] = sum w (x_c - mean_c)^2,
 // the numerically safe form, with the w of moment_sums.
 template <class ExecutionSpace, class StateView, class WeightView, class MeanView>
 void variance_sums(const WeightView& weight, const StateView& state, const MeanView& mean,

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 namespace rsmc {
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -16,21 +17,26 @@
 #include "framework/engine/filter_options.hpp"
 #include "framework/inference/pmmh.hpp"
 #include "framework/model/observations.hpp"
+#include "framework/parallel/communicator.hpp"
 #include "framework/parallel/mpi.hpp"
 
 namespace rsmc::inference {
 
 // make_model(theta) returns the model at theta; `options.seed` is replaced by the filter seed. The
 // observations are copied into the callable. The filter runs on ExecutionSpace.
+// The estimator duplicates `comm` once, here (collective over it), and every estimate's filter runs on
+// that duplicate (framework/parallel/communicator.hpp): one MPI_Comm_dup per chain, not one per
+// likelihood evaluation. It is freed with the last copy of the returned callable.
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class MakeModel>
 LogLikelihood filter_log_likelihood(MPI_Comm comm, MakeModel make_model, Observations observations,
                                     FilterOptions options) {
-  return [comm, make_model = std::move(make_model), y = std::move(observations), options](
+  auto own = std::make_shared<const Communicator>(comm);
+  return [own, make_model = std::move(make_model), y = std::move(observations), options](
              const std::vector<double>& theta, std::uint64_t filter_seed) {
     FilterOptions o = options;
     o.seed = filter_seed;
     auto model = make_model(theta);
-    return BootstrapFilter<decltype(model), ExecutionSpace>(comm, std::move(model), o).run(y).log_likelihood;
+    return BootstrapFilter<decltype(model), ExecutionSpace>(*own, std::move(model), o).run(y).log_likelihood;
   };
 }
 

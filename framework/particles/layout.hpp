@@ -3,7 +3,7 @@
 // are ordered by rank and together cover 0..N-1 exactly once.
 //
 // The block distribution (BlockDistribution) is one layout; resampling may choose another at every
-// step (framework/resample/layout_choice.hpp), because every random draw and every sum is keyed by
+// step (framework/resample/rebalance/layout_choice.hpp), because every random draw and every sum is keyed by
 // global id, so which rank holds an id never changes a result. The type allows empty ranges; the
 // filter's layouts never have one (every band's lower bound is >= 1, framework/particles/load_band.hpp).
 #pragma once

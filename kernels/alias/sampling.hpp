@@ -35,6 +35,7 @@
 #include <string>
 #include <type_traits>
 
+#include "base/core/host_or_device.hpp"
 #include "kernels/alias/alias_table.hpp"
 #include "kernels/fill.hpp"
 
@@ -140,11 +141,6 @@ KOKKOS_INLINE_FUNCTION void draw_batch(const AliasRow<Weight>* rows, std::uint64
          position0 + k);
 }
 
-template <class Exec>
-KOKKOS_INLINE_FUNCTION constexpr bool is_host_exec() {
-  return Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
-}
-
 // One team's `count` draws of a sectioned batch from its section's rows (staged or in place), handed
 // to sink(item, offset + k): batches of kBatch draws on host execution spaces, one thread per draw on
 // devices (the same draws). A function of its own because nvcc refuses a device lambda (sectioned's
@@ -154,7 +150,7 @@ KOKKOS_INLINE_FUNCTION void draw_section(const Member& team, const AliasRow<Weig
                                          std::uint64_t len, std::uint64_t count, std::uint64_t offset,
                                          alias_value_t<Weight> cap, std::uint64_t seed, std::uint32_t step,
                                          std::uint64_t first_id, const Sink& sink) {
-  if constexpr (is_host_exec<Exec>()) {
+  if constexpr (runs_on_host<Exec>()) {
     const std::uint64_t batches = (count + kBatch - 1) / kBatch;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batches), [&](std::uint64_t b) {
       const std::uint64_t k0 = b * kBatch;
@@ -216,8 +212,7 @@ void sectioned(const Exec& exec, const AliasTable<Weight, Space>& table, std::ui
   int level = -1;
   if (bytes <= static_cast<std::size_t>(team_policy::scratch_size_max(0)))
     level = 0;
-  else if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible &&
-           bytes <= static_cast<std::size_t>(team_policy::scratch_size_max(1)))
+  else if (runs_on_host<Exec>() && bytes <= static_cast<std::size_t>(team_policy::scratch_size_max(1)))
     level = 1;
   team_policy policy(exec, static_cast<int>(S), Kokkos::AUTO);
   if (level >= 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
@@ -238,7 +233,7 @@ void baseline(const Exec& exec, const AliasTable<Weight, Space>& table, std::uin
   const std::uint64_t n = table.size(), first_id = options.first_draw_id;
   const auto rows = table.rows;
   const alias_value_t<Weight> cap = table.capacity;
-  if constexpr (is_host_exec<Exec>()) {
+  if constexpr (runs_on_host<Exec>()) {
     const std::uint64_t batches = (total_draws + kBatch - 1) / kBatch;
     Kokkos::parallel_for(
         "rsmc::alias baseline", policy(exec, 0, batches), KOKKOS_LAMBDA(std::uint64_t b) {

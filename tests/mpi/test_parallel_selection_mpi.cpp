@@ -1,4 +1,4 @@
-// The data-parallel selection (framework/resample/parallel_selection.hpp) on real ranks: on every
+// The data-parallel selection (framework/resample/select/parallel_selection.hpp) on real ranks: on every
 // rank, for every scheme and local sampler (alias included), the same first id,
 // offspring count, counts and ancestors as the serial select_offspring over the same communicator
 // (residual's exact scans run through MPI here, which the unit test simulates). Weight patterns
@@ -16,8 +16,8 @@
 #include "base/rng/stream.hpp"
 #include "framework/parallel/u128_mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
-#include "framework/resample/parallel_selection.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/parallel_selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 namespace {
 

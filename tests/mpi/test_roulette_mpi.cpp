@@ -59,7 +59,7 @@ RouletteOutcome resample_on(int k, std::uint64_t n, const std::string& pattern, 
   }
   MPI_Allreduce(MPI_IN_PLACE, &max_lw, 1, MPI_DOUBLE, MPI_MAX, sub);
   rsmc::RouletteRequest<Kokkos::HostSpace> request;
-  request.max_log_weight = max_lw;
+  request.weights.shift = max_lw;
   request.scheme = scheme;
   request.resampler = algorithm1 ? rsmc::Resampler::roulette_algorithm1 : rsmc::Resampler::roulette;
   request.seed = 2024;

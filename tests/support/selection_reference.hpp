@@ -8,7 +8,7 @@
 #include "base/core/error.hpp"
 #include "base/exact/uint128.hpp"
 #include "base/rng/stream.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 namespace rsmc::testing {
 

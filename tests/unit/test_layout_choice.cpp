@@ -29,8 +29,8 @@
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/layout.hpp"
 #include "framework/particles/load_band.hpp"
-#include "framework/resample/integer_pwl.hpp"
-#include "framework/resample/layout_choice.hpp"
+#include "framework/resample/rebalance/integer_pwl.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
 
 namespace {
 

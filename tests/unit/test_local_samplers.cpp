@@ -1,4 +1,4 @@
-// The local samplers of the roulette resampler (--local-sampler; framework/resample/local_sampling.hpp).
+// The local samplers of the roulette resampler (--local-sampler; framework/resample/select/local_sampling.hpp).
 //
 // Exactness: search, forest and butterfly map every point to the same particle as a reference merge
 // walk, for std::uint64_t and u128 weights, with zero weights (runs at the start, the end, across 32-
@@ -21,8 +21,8 @@
 
 #include "base/exact/fixed_weight.hpp"
 #include "base/exact/uint128.hpp"
-#include "framework/resample/local_sampling.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/local_sampling.hpp"
+#include "framework/resample/select/selection.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"

@@ -1,5 +1,5 @@
-// The data-parallel selection (framework/resample/parallel_selection.hpp) against the serial
-// reference select_offspring (framework/resample/selection.hpp): the same first id, offspring
+// The data-parallel selection (framework/resample/select/parallel_selection.hpp) against the serial
+// reference select_offspring (framework/resample/select/selection.hpp): the same first id, offspring
 // count, counts per particle and ancestors, for every scheme, every local sampler (alias included), both
 // paths (merge walk, point lookup), chunk sizes from 1 to the default, with and without counts, on
 // random weight vectors (zeros, the maximum 2^64 - 1, a single huge weight among tiny ones, n = 1,
@@ -26,13 +26,13 @@
 #include "base/exact/uint128.hpp"
 #include "base/math/math.hpp"
 #include "base/rng/stream.hpp"
-#include "framework/resample/evenly_spaced_points.hpp"
-#include "framework/resample/local_sampling.hpp"
-#include "framework/resample/multinomial_cursor.hpp"
-#include "framework/resample/parallel_selection.hpp"
-#include "framework/resample/selection.hpp"
-#include "framework/resample/selection_kernels.hpp"
-#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/resample/select/evenly_spaced_points.hpp"
+#include "framework/resample/select/local_sampling.hpp"
+#include "framework/resample/select/multinomial_cursor.hpp"
+#include "framework/resample/select/parallel_selection.hpp"
+#include "framework/resample/select/selection.hpp"
+#include "framework/resample/select/selection_kernels.hpp"
+#include "framework/resample/select/sorted_multinomial.hpp"
 
 namespace {
 

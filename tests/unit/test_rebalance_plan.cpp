@@ -11,8 +11,8 @@
 
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/layout.hpp"
-#include "framework/resample/layout_choice.hpp"
-#include "framework/resample/rebalance_plan.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
+#include "framework/resample/rebalance/rebalance_plan.hpp"
 
 namespace {
 

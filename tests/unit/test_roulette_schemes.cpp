@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/exact/fixed_weight.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 #include "tests/support/selection_reference.hpp"
 #include "base/rng/stream.hpp"
 

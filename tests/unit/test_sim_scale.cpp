@@ -25,9 +25,9 @@
 
 #include "bench/sim_scale.hpp"
 #include "framework/particles/load_band.hpp"
-#include "framework/resample/layout_choice.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
 #include "framework/resample/scheme.hpp"
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Sorted multinomial points per wheel interval (framework/resample/sorted_multinomial.hpp):
+// Sorted multinomial points per wheel interval (framework/resample/select/sorted_multinomial.hpp):
 // partition invariance, work bound, distribution, sortedness/range, input checks.
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/exact/uint128.hpp"
-#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/resample/select/sorted_multinomial.hpp"
 
 namespace {
 

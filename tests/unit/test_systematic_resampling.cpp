@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/math/math.hpp"
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 #include "kernels/host/systematic_search.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 

@@ -1,4 +1,4 @@
-#include "framework/resample/local_sampling.hpp"
+#include "framework/resample/select/local_sampling.hpp"
 
 #include "kernels/alias/sampling.hpp"
 #include "kernels/alias/vose.hpp"

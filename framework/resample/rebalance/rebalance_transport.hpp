@@ -13,6 +13,8 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "base/core/host_or_device.hpp"
+
 namespace rsmc {
 
 enum class RebalanceTransport { host_memory, device_memory, pinned_staging };
@@ -34,7 +36,7 @@ using PinnedHostSpace = Kokkos::HostSpace;
 
 template <class MemorySpace>
 RebalanceTransport rebalance_transport_for() {
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+  if constexpr (runs_on_host<typename MemorySpace::execution_space>()) {
     return RebalanceTransport::host_memory;
   } else {
 #ifdef KOKKOS_ENABLE_CUDA

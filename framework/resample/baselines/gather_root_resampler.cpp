@@ -1,10 +1,10 @@
-#include "framework/resample/gather_root_resampler.hpp"
+#include "framework/resample/baselines/gather_root_resampler.hpp"
 
 #include <climits>
 #include <string>
 
 #include "base/core/error.hpp"
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 
 namespace rsmc {
 
@@ -27,7 +27,7 @@ std::vector<int> displacements(const std::vector<int>& counts) {
 
 std::vector<std::uint64_t> gather_root_ancestors(MPI_Comm comm, const BlockDistribution& dist,
                                                  const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight,
-                                                 double max_log_weight, double uniform) {
+                                                 double shift, double uniform) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int p = dist.ranks();
@@ -38,7 +38,7 @@ std::vector<std::uint64_t> gather_root_ancestors(MPI_Comm comm, const BlockDistr
   MPI_Gatherv(log_weight.data(), counts[rank], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
               comm);
   std::vector<std::uint64_t> every;
-  if (rank == 0) every = systematic_ancestors(all, max_log_weight, uniform);
+  if (rank == 0) every = systematic_ancestors(all, shift, uniform);
   std::vector<std::uint64_t> mine(dist.count(rank));
   MPI_Scatterv(every.data(), counts.data(), displs.data(), MPI_UINT64_T, mine.data(), counts[rank], MPI_UINT64_T, 0,
                comm);

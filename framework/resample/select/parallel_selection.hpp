@@ -1,5 +1,5 @@
 // Offspring selection as data-parallel Kokkos kernels in the engine's execution space: the same
-// selections as select_offspring (framework/resample/selection.hpp), bit for bit, for every scheme
+// selections as select_offspring (framework/resample/select/selection.hpp), bit for bit, for every scheme
 // and every local sampler, for any thread count and any chunk size.
 //
 // In: the rank's fixed-point weights (a View in the execution space's memory), its share of the
@@ -23,10 +23,10 @@
 //   point_lookup  the rank's points in an array (systematic, stratified: one thread per offspring in
 //                 closed form; multinomial, residual: the chunk cursors), then one lookup per point:
 //                 search (binary search over the scanned wheel), forest (a RadixForest on the device
-//                 views) or butterfly (the host twin of the warp kernel on host backends, the native
-//                 CUDA warp kernel on Kokkos::Cuda: exact points in, ancestors out). Residual places the points after
-//                 each particle's deterministic copies. Counts are adjacent differences of the
-//                 offspring scan. The default on devices, and for forest and butterfly.
+//                 views) or butterfly (one shared butterfly column: its host twin on host backends,
+//                 the native CUDA kernels on Kokkos::Cuda: exact points in, ancestors out). Residual places the points
+//                 after each particle's deterministic copies. Counts are adjacent differences of the offspring scan.
+//                 The default on devices, and for forest and butterfly.
 // The alias sampler is not an inverse CDF of the points: the scheme gives only the rank's first id
 // and offspring count, and the ancestors are that many draws from an exact alias table of the rank's
 // fixed weights (kernels/alias: PSA build and sampling in the execution space; Run::alias). Like
@@ -45,17 +45,20 @@
 #include <type_traits>
 
 #include "base/core/error.hpp"
+#include "base/core/host_or_device.hpp"
 #include "base/core/instance_copy.hpp"
+#include "base/core/reserve.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/parallel/u128_mpi.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
-#include "framework/resample/selection.hpp"
-#include "framework/resample/selection_kernels.hpp"
-#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/resample/select/selection.hpp"
+#include "framework/resample/select/selection_kernels.hpp"
+#include "framework/resample/select/sorted_multinomial.hpp"
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/fill.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #if defined(RSMC_ENGINE_CUDA_KERNELS)
 #include "kernels/cuda/butterfly.hpp"
@@ -116,21 +119,15 @@ struct ParallelSelectionWorkspace {
   Kokkos::View<std::uint64_t, Kokkos::HostSpace> host_u64;
   kernels::RadixForest<u128, ExecutionSpace, std::uint32_t> forest32;
   kernels::RadixForest<u128, ExecutionSpace, std::uint64_t> forest64;
-  kernels::host::ButterflyWarpTable<u128> butterfly;  // host backends only
-  Buffer<u128> butterfly_table, butterfly_totals;     // Kokkos::Cuda: the warp kernel's table
-  kernels::alias::AliasStorage<memory_space> alias;   // the alias sampler's table and its scratch
+  kernels::butterfly::ButterflyColumn<u128> butterfly;  // host backends only
+  Buffer<u128> butterfly_table, butterfly_totals;       // Kokkos::Cuda: the shared column and its sums
+  kernels::alias::AliasStorage<memory_space> alias;     // the alias sampler's table and its scratch
 
   // Which weights chunk_start holds the scan of, as fixed_weights_and_wheel left it.
   struct ScannedWheel {
     const std::uint64_t* weights = nullptr;
     std::uint64_t particles = 0, chunk = 0;
   } scanned;
-
-  // `view` with room for at least n entries (reallocated, uninitialised, only when too small).
-  template <class T>
-  static void reserve(Buffer<T>& view, std::uint64_t n, const char* label) {
-    if (view.extent(0) < n) view = Buffer<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-  }
 };
 
 namespace parallel_selection_detail {
@@ -144,11 +141,6 @@ void check_inputs(Scheme scheme, LocalSampler sampler, const WheelShare& wheel, 
 inline MultinomialTree multinomial_tree(std::uint64_t seed, std::uint32_t step, std::uint64_t samples,
                                         exact::u128 total) {
   return MultinomialTree{seed, step, samples, total, kSortedMultinomialLeafSize, kSortedMultinomialMaxDepth};
-}
-
-template <class ExecutionSpace>
-constexpr bool runs_on_host() {
-  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
 }
 
 template <class ExecutionSpace>
@@ -204,8 +196,8 @@ struct Run {
   }
 
   void reserve_outputs(std::uint64_t offspring) {
-    Workspace::reserve(ws.ancestor, offspring, "rsmc::select::ancestor");
-    if (options.counts) Workspace::reserve(ws.counts, chunks.n, "rsmc::select::counts");
+    reserve(ws.ancestor, offspring, "rsmc::select::ancestor");
+    if (options.counts) reserve(ws.counts, chunks.n, "rsmc::select::counts");
   }
 
   // Merge walk over every chunk (weights on the wheel the cursors' points are on); chunks in pairs
@@ -281,10 +273,10 @@ struct Run {
     throw Error("internal error: the alias sampler is not a lookup of the scheme's points");
   }
 
-  // Butterfly: every lane holds the rank's distribution; points go in rounds of 32. On host
-  // backends the host twin of the warp kernel simulates the lanes; on Kokkos::Cuda the native warp
-  // kernel (kernels/cuda/butterfly.hpp) takes the exact points on the engine's stream, its table
-  // kept in the workspace between steps.
+  // Butterfly: every lane draws from the rank's distribution, so the lanes share one column of the
+  // table (kernels/butterfly/shared_column.hpp, 16 bytes per particle). On host backends the host
+  // twin builds it; on Kokkos::Cuda the native kernels (kernels/cuda/butterfly.hpp) build and search
+  // it on the engine's stream, the column kept in the workspace between steps.
   template <class Weight>
   void butterfly_lookup(const Weight* weight, std::uint64_t count, std::uint64_t* out) {
     const std::uint64_t n = chunks.n;
@@ -292,31 +284,20 @@ struct Run {
       throw Error("--local-sampler butterfly: " + std::to_string(n) +
                   " particles on one rank; the butterfly table takes at most 2^32 - 1");
     if constexpr (runs_on_host<ExecutionSpace>()) {
-      constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
-      const Weight* rows[W];
-      for (unsigned r = 0; r < W; ++r) rows[r] = weight;
       exec.fence();  // the weights (residuals) come from a kernel
-      ws.butterfly.build(rows, n);
-      const auto* table = &ws.butterfly;
+      ws.butterfly.build(weight, n);
+      const u128* cells = ws.butterfly.cells();
       const u128* points = ws.points.data();
       int* err = error;
-      Kokkos::parallel_for("rsmc::select::butterfly", over((count + W - 1) / W), [=](const std::uint64_t round) {
-        u128 lane_points[W];
-        std::uint32_t lane_index[W];
-        const std::uint64_t base = round * W, lanes = count - base < W ? count - base : W;
-        for (unsigned r = 0; r < W; ++r) lane_points[r] = r < lanes ? points[base + r] : u128(0);
-        table->search(lane_points, lane_index);
-        for (unsigned r = 0; r < lanes; ++r) {
-          if (lane_index[r] >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
-          out[base + r] = lane_index[r] < n ? lane_index[r] : 0;
-        }
+      Kokkos::parallel_for("rsmc::select::butterfly", over(count), [=](const std::uint64_t i) {
+        const std::uint32_t index = kernels::butterfly::column_search<u128>(cells, n, points[i]);
+        if (index >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
+        out[i] = index < n ? index : 0;
       });
 #if defined(RSMC_ENGINE_CUDA_KERNELS)
     } else if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
-      Workspace::reserve(ws.butterfly_table, kernels::cuda::butterfly_table_entries(n),
-                         "rsmc::select::butterfly_table");
-      Workspace::reserve(ws.butterfly_totals, kernels::cuda::butterfly_block_total_entries(n),
-                         "rsmc::select::butterfly_totals");
+      reserve(ws.butterfly_table, kernels::cuda::butterfly_table_entries(n), "rsmc::select::butterfly_table");
+      reserve(ws.butterfly_totals, kernels::cuda::butterfly_block_total_entries(n), "rsmc::select::butterfly_totals");
       kernels::cuda::butterfly_lookup_points<Weight>(weight, n, ws.points.data(), count, out, ws.butterfly_table.data(),
                                                      ws.butterfly_totals.data(), error, selection_kernels::kPastTheEnd,
                                                      exec.cuda_stream());
@@ -334,8 +315,8 @@ struct Run {
   // final ancestors when asked.
   template <class Weight>
   void lower_bounds(const Weight* weight, bool with_copies) {
-    Workspace::reserve(ws.lower, chunks.n, "rsmc::select::lower");
-    if (with_copies) Workspace::reserve(ws.copies_before, chunks.n, "rsmc::select::copies_before");
+    reserve(ws.lower, chunks.n, "rsmc::select::lower");
+    if (with_copies) reserve(ws.copies_before, chunks.n, "rsmc::select::copies_before");
     Kokkos::parallel_for(
         "rsmc::select::lower_bounds", over_chunks(),
         selection_kernels::LowerBounds<Weight>{weight, ws.chunk_start.data(), with_copies ? ws.copies.data() : nullptr,
@@ -391,7 +372,7 @@ struct Run {
             selection_kernels::EvenlySpacedChunkCursor<SystematicCursor>{points, share.first_id, ws.position.data()},
             in.fixed_weights.data(), wheel.below);
     } else {
-      Workspace::reserve(ws.points, share.offspring, "rsmc::select::points");
+      reserve(ws.points, share.offspring, "rsmc::select::points");
       Kokkos::parallel_for(
           "rsmc::select::points", over(share.offspring),
           selection_kernels::EvenlySpacedPointsAt{points, share.first_id, wheel.below, ws.points.data()});
@@ -422,7 +403,7 @@ struct Run {
         walk<false>(cursors, weight, below);
       return;
     }
-    Workspace::reserve(ws.points, points, "rsmc::select::points");
+    reserve(ws.points, points, "rsmc::select::points");
     Kokkos::parallel_for(
         "rsmc::select::points", over_chunks(),
         selection_kernels::MultinomialPointsOf{cursors, ws.point_position.data(), below, ws.points.data(), error});
@@ -430,7 +411,7 @@ struct Run {
     if (!with_copies) {
       lookup(weight, local, points, ws.ancestor.data());
     } else {
-      Workspace::reserve(ws.point_ancestor, points, "rsmc::select::point_ancestor");
+      reserve(ws.point_ancestor, points, "rsmc::select::point_ancestor");
       lookup(weight, local, points, ws.point_ancestor.data());
       Kokkos::parallel_for("rsmc::select::residual_points", over(points),
                            selection_kernels::ResidualPointsPlace{ws.point_ancestor.data(), ws.copies.data(),
@@ -477,8 +458,8 @@ struct Run {
   ResidualShare residual_share(RankScan& rank_scan) {
     const std::uint64_t n = chunks.n;
     ws.scanned = {};  // chunk_start is about to hold the residual wheel
-    Workspace::reserve(ws.copies, n, "rsmc::select::copies");
-    Workspace::reserve(ws.residual, n, "rsmc::select::residual");
+    reserve(ws.copies, n, "rsmc::select::copies");
+    reserve(ws.residual, n, "rsmc::select::residual");
     Kokkos::parallel_for(
         "rsmc::select::residual_split", over_chunks(),
         selection_kernels::ResidualSplit{in.fixed_weights.data(), in.samples, in.wheel.total, ws.copies.data(),
@@ -528,8 +509,8 @@ struct Run {
         break;
     }
     const std::uint64_t n = chunks.n;
-    Workspace::reserve(ws.ancestor, share.offspring, "rsmc::select::ancestor");
-    Workspace::reserve(ws.counts, n, "rsmc::select::counts");
+    reserve(ws.ancestor, share.offspring, "rsmc::select::ancestor");
+    reserve(ws.counts, n, "rsmc::select::counts");
     const auto counts = Kokkos::subview(ws.counts, std::make_pair(std::uint64_t(0), n));
     if (share.offspring == 0) {  // a rank without offspring may hold only zero weights: no table to build
       kernels::fill(exec, "rsmc::select::counts", counts, n, std::uint64_t(0));
@@ -553,13 +534,13 @@ std::uint64_t prepare(ParallelSelectionWorkspace<ExecutionSpace>& ws, std::uint6
                       bool residual) {
   using Workspace = ParallelSelectionWorkspace<ExecutionSpace>;
   const std::uint64_t nchunks = (n + chunk - 1) / chunk;
-  Workspace::reserve(ws.chunk_total, nchunks, "rsmc::select::chunk_total");
-  Workspace::reserve(ws.chunk_start, nchunks + 1, "rsmc::select::chunk_start");
-  Workspace::reserve(ws.position, nchunks + 1, "rsmc::select::position");
-  Workspace::reserve(ws.point_position, nchunks + 1, "rsmc::select::point_position");
+  reserve(ws.chunk_total, nchunks, "rsmc::select::chunk_total");
+  reserve(ws.chunk_start, nchunks + 1, "rsmc::select::chunk_start");
+  reserve(ws.position, nchunks + 1, "rsmc::select::position");
+  reserve(ws.point_position, nchunks + 1, "rsmc::select::point_position");
   if (residual) {
-    Workspace::reserve(ws.chunk_copies, nchunks, "rsmc::select::chunk_copies");
-    Workspace::reserve(ws.copies_start, nchunks + 1, "rsmc::select::copies_start");
+    reserve(ws.chunk_copies, nchunks, "rsmc::select::chunk_copies");
+    reserve(ws.copies_start, nchunks + 1, "rsmc::select::copies_start");
   }
   if (ws.error.data() == nullptr) {
     ws.error = Kokkos::View<int, typename Workspace::memory_space>("rsmc::select::error");
@@ -642,13 +623,13 @@ SelectionShareResult select_offspring_parallel(const ExecutionSpace& exec,
 // their chunk totals and exclusive scan into the workspace, in one pass over the log-weights; returns
 // the rank's exact total (its wheel share's `local`, for the scans over the ranks). A following
 // select_offspring_parallel on `fixed` with the same options and options.wheel_scanned = true skips
-// its own pass over the weights. exp_weight: exp(log_weight - max_log_weight) for every particle with
+// its own pass over the weights. exp_weight: exp(log_weight - shift) for every particle with
 // a finite log-weight, when the caller has them (same bits, one exp less, a vectorised loop:
 // selection_kernels::fixed_weights_from_exps), or an empty View.
 template <class ExecutionSpace>
 exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
                                     Kokkos::View<const double*, typename ExecutionSpace::memory_space> log_weight,
-                                    double max_log_weight,
+                                    double shift,
                                     Kokkos::View<const double*, typename ExecutionSpace::memory_space> exp_weight,
                                     Kokkos::View<std::uint64_t*, typename ExecutionSpace::memory_space> fixed,
                                     ParallelSelectionWorkspace<ExecutionSpace>& ws,
@@ -662,7 +643,7 @@ exact::u128 fixed_weights_and_wheel(const ExecutionSpace& exec,
   const selection_kernels::Chunks chunks{chunk, n};
   const double* exps = exp_weight.extent(0) != 0 ? exp_weight.data() : nullptr;
   Kokkos::parallel_for("rsmc::select::fixed_weights", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks),
-                       selection_kernels::FixedWeightChunks{log_weight.data(), exps, max_log_weight, fixed.data(),
+                       selection_kernels::FixedWeightChunks{log_weight.data(), exps, shift, fixed.data(),
                                                             ws.chunk_total.data(), chunks});
   Kokkos::parallel_scan(
       "rsmc::select::chunk_scan", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, nchunks + 1),

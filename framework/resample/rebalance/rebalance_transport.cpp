@@ -1,4 +1,4 @@
-#include "framework/resample/rebalance_transport.hpp"
+#include "framework/resample/rebalance/rebalance_transport.hpp"
 
 #include <mpi.h>
 

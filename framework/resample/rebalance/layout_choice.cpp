@@ -1,10 +1,10 @@
-#include "framework/resample/layout_choice.hpp"
+#include "framework/resample/rebalance/layout_choice.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include "base/core/error.hpp"
-#include "framework/resample/integer_pwl.hpp"
+#include "framework/resample/rebalance/integer_pwl.hpp"
 
 namespace rsmc {
 

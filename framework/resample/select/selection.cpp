@@ -1,4 +1,4 @@
-#include "framework/resample/selection.hpp"
+#include "framework/resample/select/selection.hpp"
 
 #include <algorithm>
 #include <string>
@@ -6,8 +6,8 @@
 
 #include "base/core/error.hpp"
 #include "framework/parallel/u128_mpi.hpp"
-#include "framework/resample/local_sampling.hpp"
-#include "framework/resample/sorted_multinomial.hpp"
+#include "framework/resample/select/local_sampling.hpp"
+#include "framework/resample/select/sorted_multinomial.hpp"
 #include "base/rng/binomial.hpp"
 #include "base/rng/stream.hpp"
 

@@ -1,4 +1,4 @@
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 
 #include <climits>
 #include <cmath>
@@ -37,15 +37,14 @@ std::vector<double> allgather_log_weights(MPI_Comm comm, const BlockDistribution
   return all;
 }
 
-std::vector<std::uint64_t> systematic_ancestors(const std::vector<double>& log_weights, double max_log_weight,
-                                                double uniform) {
+std::vector<std::uint64_t> systematic_ancestors(const std::vector<double>& log_weights, double shift, double uniform) {
   const std::size_t n = log_weights.size();
   // Cumulative weights in global id order: the same sequence of additions for any rank count.
   std::vector<double> cumulative(n);
   double running = 0.0;
   std::size_t last_positive = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double w = math::exp(log_weights[i] - max_log_weight);  // the engine's exp: same bits everywhere
+    const double w = math::exp(log_weights[i] - shift);  // the engine's exp: same bits everywhere
     if (w > 0.0) last_positive = i;
     running += w;
     cumulative[i] = running;

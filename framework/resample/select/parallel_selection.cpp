@@ -1,4 +1,4 @@
-#include "framework/resample/parallel_selection.hpp"
+#include "framework/resample/select/parallel_selection.hpp"
 
 #include "base/rng/stream.hpp"
 

@@ -13,7 +13,7 @@
 #include "framework/parallel/mpi.hpp"
 #include "framework/particles/block_distribution.hpp"
 #include "framework/particles/particle_store.hpp"
-#include "framework/resample/allgather_resampler.hpp"
+#include "framework/resample/baselines/allgather_resampler.hpp"
 #include "framework/resample/resample_stats.hpp"
 
 namespace rsmc {
@@ -21,7 +21,7 @@ namespace rsmc {
 // The ancestors (global ids) of this rank's offspring, drawn on rank 0 and scattered.
 std::vector<std::uint64_t> gather_root_ancestors(MPI_Comm comm, const BlockDistribution& dist,
                                                  const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight,
-                                                 double max_log_weight, double uniform);
+                                                 double shift, double uniform);
 
 // Fills `to` (this rank's block of offspring) with the states of `ancestors`, fetched from their owners.
 ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist,
@@ -31,9 +31,9 @@ ResampleStats fetch_ancestor_states(MPI_Comm comm, const BlockDistribution& dist
 
 template <class MemorySpace>
 ResampleStats resample_gather_root(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
-                                   double max_log_weight, double uniform) {
+                                   double shift, double uniform) {
   const auto draw_ancestors = [&](const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight) {
-    return gather_root_ancestors(comm, dist, log_weight, max_log_weight, uniform);
+    return gather_root_ancestors(comm, dist, log_weight, shift, uniform);
   };
   return resample_through_host(comm, dist, store, draw_ancestors, &fetch_ancestor_states);
 }

@@ -1,4 +1,4 @@
-// The kernels of the data-parallel selection (framework/resample/parallel_selection.hpp), as
+// The kernels of the data-parallel selection (framework/resample/select/parallel_selection.hpp), as
 // functors over chunks of particles, particles or points. Each is a small struct of raw pointers and
 // scalars whose operator() is callable on any Kokkos backend (no lambdas inside member functions,
 // no std:: algorithms, no exceptions: inconsistencies set a bit in an error word).
@@ -13,9 +13,9 @@
 
 #include "base/exact/fixed_weight.hpp"
 #include "base/exact/uint128.hpp"
-#include "framework/resample/evenly_spaced_points.hpp"
-#include "framework/resample/merge_walk.hpp"
-#include "framework/resample/multinomial_cursor.hpp"
+#include "framework/resample/select/evenly_spaced_points.hpp"
+#include "framework/resample/select/merge_walk.hpp"
+#include "framework/resample/select/multinomial_cursor.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
 
 namespace rsmc::selection_kernels {
@@ -71,13 +71,13 @@ RSMC_VECTOR_INLINE u128 fixed_weights_from_exps(const double* __restrict log_wei
 }
 
 // The fixed-point weights of the log-weights (base/exact/fixed_weight.hpp) and their chunk totals,
-// in one pass. exp_weight (optional, else null) holds exp(log_weight - max) for every particle whose
+// in one pass. exp_weight (optional, else null) holds exp(log_weight - shift) for every particle whose
 // log-weight is finite (the filter's moment_sums computes it so): then the vectorised
 // fixed_weights_from_exps, with the same bits.
 struct FixedWeightChunks {
   const double* log_weight;
   const double* exp_weight;
-  double max_log_weight;
+  double shift;  // the step's: >= every log-weight (exact::fixed_weight)
   std::uint64_t* fixed;
   u128* total;
   Chunks chunks;
@@ -89,7 +89,7 @@ struct FixedWeightChunks {
     }
     u128 sum = 0;
     for (std::uint64_t i = begin; i < end; ++i) {
-      const std::uint64_t f = exact::fixed_weight(log_weight[i], max_log_weight);
+      const std::uint64_t f = exact::fixed_weight(log_weight[i], shift);
       fixed[i] = f;
       sum += f;
     }

@@ -1,4 +1,4 @@
-// The sorted multinomial draw of framework/resample/sorted_multinomial.hpp, in pieces a kernel
+// The sorted multinomial draw of framework/resample/select/sorted_multinomial.hpp, in pieces a kernel
 // thread can take: the number of points below a wheel position, and a cursor over the points of
 // one wheel interval, in increasing order. Both are the same single draw, bit for bit (the same
 // fixed tree, node streams, binomial splits and leaf draws; see docs/resampling-multinomial.md), so

@@ -11,12 +11,12 @@
 //   systematic   P_j = T (j + U) / N, one U for the step (stream of sample 0)
 //   stratified   P_j = T (j + U_j) / N, U_j from the stream of sample j
 //   multinomial  N i.i.d. uniform integers in [0, T), generated sorted per value range by
-//                binomial splitting on a fixed tree (framework/resample/sorted_multinomial.hpp)
+//                binomial splitting on a fixed tree (framework/resample/select/sorted_multinomial.hpp)
 //   residual     floor(N w_i / W) copies each, then a multinomial draw of the remaining M
 //                samples on the wheel of residuals N w_i - floor(...) W
 // U has 53 random bits and every comparison is exact integer arithmetic (up to 256 bits).
 // The rank's points (offsets from its slice start) then go to a local kernel, --local-sampler
-// (framework/resample/local_sampling.hpp): search, forest and butterfly map every point to the same
+// (framework/resample/select/local_sampling.hpp): search, forest and butterfly map every point to the same
 // ancestor; alias keeps only the number of points and draws that many ancestors from an alias table.
 // Work per rank: O(local particles + local offspring + log N) (multinomial: + tree depth; search:
 // times log of the local particles).
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "base/exact/uint128.hpp"
-#include "framework/resample/local_sampler.hpp"
+#include "framework/resample/select/local_sampler.hpp"
 #include "framework/resample/scheme.hpp"
 
 namespace rsmc {

@@ -1,5 +1,5 @@
 // Piecewise-affine functions on an interval of integers, with the operations the layout choice's
-// dynamic programme needs (framework/resample/layout_choice.cpp): evaluation, the sliding-window
+// dynamic programme needs (framework/resample/rebalance/layout_choice.cpp): evaluation, the sliding-window
 // minimum (erosion), a shift, a restriction to a sub-interval, adding a boundary's move cost, and
 // the minimiser in a window. Integer arithmetic only, so every rank computes the same bits.
 //

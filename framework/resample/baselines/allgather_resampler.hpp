@@ -22,9 +22,9 @@
 namespace rsmc {
 
 // Systematic ancestors a_0 <= a_1 <= ... <= a_{N-1} of all N offspring from the log-weights of all
-// N particles (global id order). Zero-weight particles are never chosen. Host-side, O(N).
-std::vector<std::uint64_t> systematic_ancestors(const std::vector<double>& log_weights, double max_log_weight,
-                                                double uniform);
+// N particles (global id order), with weights exp(log_weight - shift) (shift >= every log-weight: the
+// filter's step shift). Zero-weight particles are never chosen. Host-side, O(N).
+std::vector<std::uint64_t> systematic_ancestors(const std::vector<double>& log_weights, double shift, double uniform);
 
 // Moves states so that local particle i afterwards holds the state of its ancestor
 // (offspring id = first_id + i). The communication plan depends only on `ancestors`, which every
@@ -66,9 +66,9 @@ ResampleStats resample_through_host(MPI_Comm comm, const BlockDistribution& dist
 
 template <class MemorySpace>
 ResampleStats resample_allgather(MPI_Comm comm, const BlockDistribution& dist, ParticleStore<MemorySpace>& store,
-                                 double max_log_weight, double uniform) {
+                                 double shift, double uniform) {
   const auto draw_ancestors = [&](const Kokkos::View<const double*, Kokkos::HostSpace>& log_weight) {
-    return systematic_ancestors(allgather_log_weights(comm, dist, log_weight), max_log_weight, uniform);
+    return systematic_ancestors(allgather_log_weights(comm, dist, log_weight), shift, uniform);
   };
   return resample_through_host(comm, dist, store, draw_ancestors, &exchange_ancestor_states);
 }

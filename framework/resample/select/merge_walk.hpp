@@ -2,7 +2,7 @@
 // ancestor of every offspring, and each particle's offspring count, in one pass.
 //
 // A chunk is particles [begin, end) of the rank, whose wheel interval [start, start + their
-// weights) holds the points a cursor produces in increasing order (framework/resample/
+// weights) holds the points a cursor produces in increasing order (framework/resample/select/
 // evenly_spaced_points.hpp, multinomial_cursor.hpp). Particle i takes the points below its
 // cumulative weight C_i that earlier particles did not take (the inverse CDF: the first particle
 // with C_i > point), plus, for residual resampling, its copies[i] deterministic copies first. Its

@@ -11,7 +11,7 @@
 //   P_j = Q j + R j / N + Q_hi u_j + Q_lo u_j / 2^53 + R u_j / (N 2^53)
 // Every product fits in 128 bits (T < 2^128, N < 2^64, u_j < 2^53), and the fractional parts add up
 // to less than 3, a carry of 0, 1 or 2 taken from two comparisons (no data-dependent loop).
-// These are the same points as select_offspring's (framework/resample/selection.cpp), bit for bit.
+// These are the same points as select_offspring's (framework/resample/select/selection.cpp), bit for bit.
 //
 // Everything is RSMC_HOST_DEVICE (host, Kokkos kernels, CUDA kernels); no Kokkos, no MPI.
 #pragma once
