@@ -11,23 +11,20 @@ namespace rsmc::drivers {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
-volatile std::sig_atomic_t g_in_setup = 1;  // until end_of_setup(): a signal ends the process
+volatile std::sig_atomic_t g_in_setup = 1;  // until end_of_setup(): SIGTERM ends the process
 volatile std::sig_atomic_t g_talk = 1;      // whether this process prints the set-up message (rank 0)
 
-// The line a signal during the set-up prints (composed before any signal: a handler may not format).
+// The line SIGTERM during the set-up prints (composed before any signal: a handler may not format).
 constexpr char kTermDuringSetup[] =
     "rsmc: error: stopped by SIGTERM during the set-up, before the first step; nothing was written (exit code 143)\n";
-constexpr char kUsr1DuringSetup[] =
-    "rsmc: error: stopped by SIGUSR1 during the set-up, before the first step; nothing was written (exit code 138)\n";
 
 extern "C" void on_checkpoint_signal(int signal) {
-  if (g_in_setup != 0) {
+  if (signal == SIGTERM && g_in_setup != 0) {
     if (g_talk != 0) {
-      const char* line = signal == SIGTERM ? kTermDuringSetup : kUsr1DuringSetup;
-      const ssize_t ignored = ::write(STDERR_FILENO, line, std::strlen(line));
+      const ssize_t ignored = ::write(STDERR_FILENO, kTermDuringSetup, sizeof kTermDuringSetup - 1);
       (void)ignored;
     }
-    ::_exit(128 + signal);  // async-signal-safe; no stdio buffers or atexit handlers run
+    ::_exit(128 + SIGTERM);  // async-signal-safe; no stdio buffers or atexit handlers run
   }
   g_signal = signal;
 }

@@ -379,16 +379,16 @@ template <class M, class ExecutionSpace>
 int FilterCommand::run_on(MPI_Comm comm, M model_instance) {
   FilterRun<M, ExecutionSpace> run(*this, comm, std::move(model_instance));
   // Before the first collective, so that every rank has its handlers once the banner is out: job
-  // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. A signal
-  // that arrives during the set-up ends the run at once; one after it is honoured after a step.
+  // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. SIGTERM
+  // during the set-up ends the run at once; any other signal is honoured after the next step.
   install_checkpoint_signals();
   run_collectively(comm, [&] { run.check_inputs(); });
   run.check_memory();  // before data are simulated or particles allocated
   run_collectively(comm, [&] { run.load_observations(); });
   if (run.reads_data()) run.check_memory();  // with the length of --data
   if (restart_header) run.check_restart();
-  // From here on a signal checkpoints after the next step (checkpoint_signals.hpp); every rank is
-  // past its set-up before the banner, which job scripts wait for before they signal, appears.
+  // From here on SIGTERM too checkpoints after the next step (checkpoint_signals.hpp); every rank
+  // is past its set-up before the banner, which job scripts wait for before they signal, appears.
   end_of_setup();
   MPI_Barrier(comm);
   run.print_banner();

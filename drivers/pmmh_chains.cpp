@@ -290,8 +290,8 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm given, const InferenceSetting
   MPI_Comm_size(comm, &ranks);
   const bool talk = rank == 0 && !c.quiet;
   // Every rank has its handlers before rank 0 announces the run (job scripts signal a run once they
-  // see its banner; an unhandled SIGUSR1 kills the process). A signal that arrives during the set-up
-  // (before the banner) ends the run at once; after it, it stops the chains after their iteration.
+  // see its banner; an unhandled SIGUSR1 kills the process). SIGTERM during the set-up (before the
+  // banner) ends the run at once; any other signal stops the chains after their next iteration.
   install_checkpoint_signals();
   // --restart: the checkpoint is read (its seal and settings checked) before the banner, so that a
   // refused one is one error line and nothing else.
