@@ -112,8 +112,8 @@ template <class MemorySpace>
 void check_filter_memory(MPI_Comm comm, const FilterMemory& need) {
   const int node_ranks = ranks_on_node(comm);
   check_memory_fits(comm, need, filter_bytes_per_particle<MemorySpace>(need.state_dim),
-                    runs_on_host<typename MemorySpace::execution_space>(),
-                    available_per_rank<MemorySpace>(node_ranks), available_per_rank<Kokkos::HostSpace>(node_ranks));
+                    runs_on_host<typename MemorySpace::execution_space>(), available_per_rank<MemorySpace>(node_ranks),
+                    available_per_rank<Kokkos::HostSpace>(node_ranks));
 }
 
 }  // namespace rsmc
