@@ -20,9 +20,15 @@
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/alias/vose.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"
 #include "kernels/inverse_cdf/upper_bound.hpp"
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/butterfly.hpp"
+#endif
 
 namespace rsmc::bench {
 
@@ -68,20 +74,43 @@ enum class Kernel {
   cutpoint,
   forest,
   butterfly,
+  butterfly_column,
+  butterfly_device,
+  butterfly_lanes_device,
   alias_vose,
   alias_psa,
   alias_psa_plus,
   alias_baseline,
   alias_sectioned,
   alias_psa_device,
+  alias_psa_plus_device,
+  alias_psa_masks_device,
   std_discrete,
   rng
 };
 
-const Kernel kAllKernels[] = {Kernel::binary_search,    Kernel::cutpoint,       Kernel::forest,
-                              Kernel::butterfly,        Kernel::alias_vose,     Kernel::alias_psa,
-                              Kernel::alias_psa_plus,   Kernel::alias_baseline, Kernel::alias_sectioned,
-                              Kernel::alias_psa_device, Kernel::std_discrete,   Kernel::rng};
+const Kernel kAllKernels[] = {Kernel::binary_search,
+                              Kernel::cutpoint,
+                              Kernel::forest,
+                              Kernel::butterfly,
+                              Kernel::butterfly_column,
+                              Kernel::butterfly_device,
+                              Kernel::butterfly_lanes_device,
+                              Kernel::alias_vose,
+                              Kernel::alias_psa,
+                              Kernel::alias_psa_plus,
+                              Kernel::alias_baseline,
+                              Kernel::alias_sectioned,
+                              Kernel::alias_psa_device,
+                              Kernel::alias_psa_plus_device,
+                              Kernel::alias_psa_masks_device,
+                              Kernel::std_discrete,
+                              Kernel::rng};
+
+bool is_device_alias(Kernel k) {
+  return k == Kernel::alias_psa_device || k == Kernel::alias_psa_plus_device || k == Kernel::alias_psa_masks_device;
+}
+bool is_device_butterfly(Kernel k) { return k == Kernel::butterfly_device || k == Kernel::butterfly_lanes_device; }
 
 const char* kernel_name(Kernel k) {
   switch (k) {
@@ -93,6 +122,12 @@ const char* kernel_name(Kernel k) {
       return "forest";
     case Kernel::butterfly:
       return "butterfly";
+    case Kernel::butterfly_column:
+      return "butterfly-column";
+    case Kernel::butterfly_device:
+      return "butterfly-device";
+    case Kernel::butterfly_lanes_device:
+      return "butterfly-lanes-device";
     case Kernel::alias_vose:
       return "alias-vose";
     case Kernel::alias_psa:
@@ -105,6 +140,10 @@ const char* kernel_name(Kernel k) {
       return "alias-sectioned";
     case Kernel::alias_psa_device:
       return "alias-psa-device";
+    case Kernel::alias_psa_plus_device:
+      return "alias-psa-plus-device";
+    case Kernel::alias_psa_masks_device:
+      return "alias-psa-masks-device";
     case Kernel::std_discrete:
       return "std-discrete";
     case Kernel::rng:
@@ -135,6 +174,7 @@ struct Plan {
   double max_table_bytes = 0.0;
   std::vector<int> threads;                  // of the threaded (Kokkos) alias kernels
   std::vector<std::uint64_t> section_items;  // alias-psa-device: items per sweep section, 0: the default
+  std::uint64_t greedy_items = 0;            // alias-psa-plus(-device): items per greedy section
 };
 
 Plan make_plan(const KernelsBench& b) {
@@ -172,6 +212,10 @@ Plan make_plan(const KernelsBench& b) {
       throw Error("--section-items: '" + text + "' is not a valid section size; expected 0 (the default) or 1 to 2^40");
     plan.section_items.push_back(k);
   }
+  if (!parse_count(b.greedy_items, plan.greedy_items) || plan.greedy_items < kernels::alias::sweep::kBlockItems ||
+      plan.greedy_items > (std::uint64_t{1} << 31) || (plan.greedy_items & (plan.greedy_items - 1)) != 0)
+    throw Error("--greedy-items: '" + b.greedy_items + "' is not a greedy section size; expected a power of two from " +
+                std::to_string(kernels::alias::sweep::kBlockItems) + " to 2^31");
   return plan;
 }
 
@@ -254,6 +298,7 @@ struct Phase {
   const char* phase = "build";  // build | sample
   std::vector<double> seconds, copy_seconds;
   std::uint64_t items = 0;       // n (build) or samples (sample)
+  std::uint64_t n = 0;           // the table's items
   std::uint64_t copy_bytes = 0;  // the floor's bytes
   std::uint64_t table_bytes = 0;
   int inner = 1;
@@ -261,6 +306,8 @@ struct Phase {
   std::vector<double> given_total_seconds;  // alias-psa(-plus): the build with the total passed in
   std::string table_hash;                   // alias builds: FNV-1a of the rows (equal tables, equal hashes)
   std::uint64_t sections = 0;               // alias-psa-device: sections of the sweep (0: not reported)
+  const char* layout = nullptr;             // device alias builds: the final sweep's layout
+  std::uint64_t greedy_rows = 0;            // device alias builds: rows of PSA+'s greedy pass
 };
 
 // Calls per timing: enough that one timing covers about 2^17 items.
@@ -299,8 +346,12 @@ class Bench {
     }
     if ((kernel == Kernel::cutpoint || kernel == Kernel::forest) && n_ >= (std::uint64_t{1} << 31))
       return "n >= 2^31 needs 64-bit node references (the benchmark uses 32-bit ones)";
-    if (kernel == Kernel::butterfly && n_ > kernels::host::kButterflyMaxK)
+    if ((kernel == Kernel::butterfly || kernel == Kernel::butterfly_column || is_device_butterfly(kernel)) &&
+        n_ > kernels::host::kButterflyMaxK)
       return "the butterfly takes at most 2^32 - 1 items";
+#if !defined(RSMC_ENGINE_CUDA_KERNELS)
+    if (is_device_butterfly(kernel)) return "a build without rsmc's CUDA kernels (RSMC_ENABLE_CUDA)";
+#endif
     return "";
   }
 
@@ -315,6 +366,11 @@ class Bench {
         return forest_family<kernels::RadixForest<double, HostExec>>(kernel);
       case Kernel::butterfly:
         return butterfly();
+      case Kernel::butterfly_column:
+        return butterfly_column();
+      case Kernel::butterfly_device:
+      case Kernel::butterfly_lanes_device:
+        return butterfly_device(kernel);
       case Kernel::alias_vose:
       case Kernel::alias_psa:
       case Kernel::alias_psa_plus:
@@ -323,7 +379,9 @@ class Bench {
       case Kernel::alias_sectioned:
         return alias_sample(kernel, threads);
       case Kernel::alias_psa_device:
-        return alias_build_device(section_items);
+      case Kernel::alias_psa_plus_device:
+      case Kernel::alias_psa_masks_device:
+        return alias_build_device(kernel, section_items);
       case Kernel::std_discrete:
         return std_discrete();
       case Kernel::rng:
@@ -345,12 +403,19 @@ class Bench {
         return 8 * n + 4 * cells + 8 * n + 4 * n + 4 * n;  // + nodes, otherBounds, table
       case Kernel::butterfly:
         return std::uint64_t{kWarp} * 8 * n;
+      case Kernel::butterfly_column:
+      case Kernel::butterfly_device:  // the shared column and its running sums, u128
+        return 16 * (kernels::butterfly::column_table_cells(n) + kernels::butterfly::column_total_cells(n));
+      case Kernel::butterfly_lanes_device:  // one column per lane: what the engine's table took before
+        return 16 * std::uint64_t{kWarp} * (n + n / kWarp + kernels::butterfly::running_chunks(n));
       case Kernel::alias_vose:
       case Kernel::alias_psa:
       case Kernel::alias_psa_plus:
       case Kernel::alias_baseline:
       case Kernel::alias_sectioned:
       case Kernel::alias_psa_device:
+      case Kernel::alias_psa_plus_device:
+      case Kernel::alias_psa_masks_device:
         return sizeof(kernels::alias::AliasRow<std::uint64_t>) * n;
       case Kernel::std_discrete:
         return 16 * n;  // libstdc++: probabilities and their partial sums
@@ -380,6 +445,7 @@ class Bench {
     Phase p;
     p.phase = "build";
     p.items = n_;
+    p.n = n_;
     p.table_bytes = table_bytes(kernel);
     p.copy_bytes = p.table_bytes;
     return p;
@@ -388,6 +454,7 @@ class Bench {
     Phase p;
     p.phase = "sample";
     p.items = m_;
+    p.n = n_;
     p.table_bytes = table_bytes(kernel);
     p.copy_bytes = 8 * m_;
     p.rng = rng_name;
@@ -509,6 +576,72 @@ class Bench {
     return {build, sample};
   }
 
+  // The engine's butterfly column on the host (kernels/butterfly/shared_column.hpp): the weights as
+  // u64, sums in u128, the points floor(x) (exact: the prefix sums are integers).
+  std::vector<Phase> butterfly_column() {
+    Phase build = build_phase(Kernel::butterfly_column),
+          sample = sample_phase(Kernel::butterfly_column, "philox4x32-10");
+    kernels::butterfly::ButterflyColumn<exact::u128> table;
+    measure(build, [&] { table.build(w64_.data(), n_); });
+    if (table.bytes() != build.table_bytes) throw Error("internal error: bench kernels: butterfly-column's size");
+    sample_with(sample, [&](double x) { return table.search(static_cast<exact::u128>(x)); });
+    check_inverse_cdf(Kernel::butterfly_column);
+    return {build, sample};
+  }
+
+  // The butterfly table of one distribution on the device, built and searched in one call for m
+  // samples: butterfly-device is the engine's (butterfly_lookup_points: the shared column, exact
+  // points), butterfly-lanes-device the lane table it replaced (butterfly_inverse_cdf: one column per
+  // lane, 32 x K cells, allocated by the call). Their table_bytes are what each allocates.
+  std::vector<Phase> butterfly_device(Kernel kernel) {
+    Phase sample = sample_phase(kernel, "philox4x32-10");
+#if defined(RSMC_ENGINE_CUDA_KERNELS)
+    using Space = Kokkos::CudaSpace;
+    using exact::u128;
+    const auto uninitialised = [](const char* label) {
+      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+    };
+    Kokkos::View<std::uint64_t*, Space> weights(uninitialised("rsmc::bench::butterfly_weights"), n_);
+    Kokkos::deep_copy(weights, w64_);
+    Kokkos::View<std::uint64_t*, Space> out(uninitialised("rsmc::bench::butterfly_out"), m_);
+    if (kernel == Kernel::butterfly_device) {
+      Kokkos::View<u128*, HostSpace> host_points(uninitialised("rsmc::bench::points_host"), m_);
+      for (std::uint64_t k = 0; k < m_; ++k) host_points(k) = static_cast<u128>(points_(k));
+      Kokkos::View<u128*, Space> points(uninitialised("rsmc::bench::points"), m_);
+      Kokkos::deep_copy(points, host_points);
+      Kokkos::View<u128*, Space> table(uninitialised("rsmc::bench::column"),
+                                       kernels::cuda::butterfly_table_entries(n_));
+      Kokkos::View<u128*, Space> totals(uninitialised("rsmc::bench::column_totals"),
+                                        kernels::cuda::butterfly_block_total_entries(n_));
+      Kokkos::View<int, Space> error("rsmc::bench::butterfly_error");
+      if (16 * (table.extent(0) + totals.extent(0)) != sample.table_bytes)
+        throw Error("internal error: bench kernels: butterfly-device's size");
+      measure(sample, [&] {
+        kernels::cuda::butterfly_lookup_points<std::uint64_t>(weights.data(), n_, points.data(), m_, out.data(),
+                                                              table.data(), totals.data(), error.data(), 1, nullptr);
+        if (cudaDeviceSynchronize() != cudaSuccess) throw Error("bench kernels: butterfly-device: a CUDA error");
+      });
+      auto host_out = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+      for (std::uint64_t k = 0; k < m_; ++k) out_[k] = host_out(k);
+      check_inverse_cdf(kernel);
+    } else {
+      Kokkos::View<double*, HostSpace> host_u(uninitialised("rsmc::bench::uniforms_host"), m_);
+      for (std::uint64_t k = 0; k < m_; ++k) host_u(k) = points_(k) / total_;
+      Kokkos::View<double*, Space> uniforms(uninitialised("rsmc::bench::uniforms"), m_);
+      Kokkos::deep_copy(uniforms, host_u);
+      Kokkos::View<std::uint32_t*, Space> index(uninitialised("rsmc::bench::lanes_out"), m_);
+      measure(sample, [&] {
+        kernels::cuda::butterfly_inverse_cdf<std::uint64_t, u128>(weights.data(), n_, uniforms.data(), m_,
+                                                                  index.data());
+      });
+      auto host_index = Kokkos::create_mirror_view_and_copy(HostSpace(), index);
+      for (std::uint64_t k = 0; k < m_; ++k)
+        if (host_index(k) >= n_) throw Error("internal error: bench kernels: butterfly-lanes-device drew no item");
+    }
+#endif
+    return {sample};
+  }
+
   // 64-bit FNV-1a over every row's threshold (low 64 and high 32 bits) and alias: PSA's hash equals
   // Vose's, and every builder's is the same for any --threads count.
   static std::string rows_hash(const AliasTable& table) {
@@ -540,6 +673,7 @@ class Bench {
       kernels::alias::PsaOptions options;
       options.method =
           kernel == Kernel::alias_psa ? kernels::alias::AliasMethod::psa : kernels::alias::AliasMethod::psa_plus;
+      options.greedy_items = plan_.greedy_items;
       kernels::alias::AliasStorage<HostSpace> storage;
       const exact::u128 total = kernels::alias::alias_total(exec, w64_, storage);
       kernels::alias::build_alias(exec, w64_, total, storage, options);
@@ -583,23 +717,28 @@ class Bench {
   // the table once). The table is copied back (untimed), checked exact, and hashed: PSA's table is
   // Vose's, so the hash must equal alias-vose's and alias-psa's, whatever the sections (section_items
   // per section; 0: the engine's choice).
-  std::vector<Phase> alias_build_device(std::uint64_t section_items) {
+  std::vector<Phase> alias_build_device(Kernel kernel, std::uint64_t section_items) {
     using Exec = Kokkos::DefaultExecutionSpace;
     using Space = Exec::memory_space;
     const Exec exec;
-    Phase build = build_phase(Kernel::alias_psa_device);
+    Phase build = build_phase(kernel);
     const auto uninitialised = [](const char* label) {
       return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
     };
     Kokkos::View<std::uint64_t*, Space> weights(uninitialised("rsmc::bench::device_weights"), n_);
     Kokkos::deep_copy(weights, w64_);
     kernels::alias::AliasStorage<Space> storage;
-    kernels::alias::PsaOptions options;  // the engine's: PSA
+    kernels::alias::PsaOptions options;  // the engine's: PSA, lists on a device
+    if (kernel == Kernel::alias_psa_plus_device) options.method = kernels::alias::AliasMethod::psa_plus;
+    options.greedy_items = plan_.greedy_items;
+    if (kernel == Kernel::alias_psa_masks_device) options.layout = kernels::alias::AliasLayout::masks;
     if (section_items > 0) options.sections = (n_ + section_items - 1) / section_items;
     const exact::u128 total = kernels::alias::alias_total(exec, weights, storage);
     kernels::alias::PsaStats stats;
     auto table = kernels::alias::build_alias(exec, weights, total, storage, options, &stats);  // sizes the storage
     build.sections = stats.sections;
+    build.layout = stats.lists ? "lists" : "masks";
+    build.greedy_rows = stats.greedy_rows;
     Kokkos::View<unsigned char*, Space> from(uninitialised("rsmc::bench::floor_from"), build.copy_bytes),
         to(uninitialised("rsmc::bench::floor_to"), build.copy_bytes);
     Kokkos::deep_copy(from, static_cast<unsigned char>(1));
@@ -622,7 +761,7 @@ class Bench {
     host_table.rows = Kokkos::create_mirror_view_and_copy(HostSpace(), table.rows);
     host_table.capacity = table.capacity;
     host_table.total = table.total;
-    check_alias_table(Kernel::alias_psa_device, host_table);
+    check_alias_table(kernel, host_table);
     build.table_hash = rows_hash(host_table);
     return {build};
   }
@@ -670,9 +809,10 @@ bool is_threaded(Kernel k) {
 // A "skipped" line for each phase the kernel has.
 void print_skipped(Kernel kernel, const std::string& head, const std::string& common, const std::string& tail,
                    const std::string& reason) {
-  const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned && kernel != Kernel::rng;
+  const bool builds = kernel != Kernel::alias_baseline && kernel != Kernel::alias_sectioned && kernel != Kernel::rng &&
+                      !is_device_butterfly(kernel);
   const bool samples = kernel != Kernel::alias_vose && kernel != Kernel::alias_psa &&
-                       kernel != Kernel::alias_psa_plus && kernel != Kernel::alias_psa_device;
+                       kernel != Kernel::alias_psa_plus && !is_device_alias(kernel);
   for (const char* phase : {"build", "sample"})
     if ((phase[0] == 'b' && builds) || (phase[0] == 's' && samples))
       std::fputs(
@@ -703,7 +843,11 @@ std::string phase_fields(const Phase& p) {
          ",\"copy_seconds_median\":" + json_number(copy_med) +
          ",\"copy_bytes_per_s\":" + json_number(static_cast<double>(p.copy_bytes) / copy_med) +
          ",\"kernel_to_copy_ratio\":" + json_number(copy_med > 0.0 ? med / copy_med : HUGE_VAL) +
-         (p.sections > 0 ? ",\"sections\":" + std::to_string(p.sections) : std::string()) + given_total_fields(p) +
+         ",\"table_bytes_per_item\":" + json_number(static_cast<double>(p.table_bytes) / static_cast<double>(p.n)) +
+         (p.sections > 0 ? ",\"sections\":" + std::to_string(p.sections) : std::string()) +
+         (p.layout ? ",\"layout\":" + json_string(p.layout) + ",\"greedy_rows\":" + std::to_string(p.greedy_rows)
+                   : std::string()) +
+         given_total_fields(p) +
          (p.table_hash.empty() ? std::string() : ",\"table_hash\":" + json_string(p.table_hash));
 }
 
@@ -781,6 +925,10 @@ void KernelsBench::add_to(CLI::App& app) {
                  "device, 4 sections per thread on a host)")
       ->type_name("K,...")
       ->capture_default_str();
+  app.add_option("--greedy-items", greedy_items,
+                 "alias-psa-plus, alias-psa-plus-device: items per greedy section of PSA+ (a power of two, 1024 to "
+                 "2^31); the table depends on it, so host and device tables match at the same value")
+      ->capture_default_str();
   app.add_flag("--verbose,-v", verbose, "Report progress on stderr");
 }
 
@@ -803,8 +951,9 @@ int KernelsBench::run(MPI_Comm comm) const {
                        static_cast<unsigned long long>(n), pattern_name(pattern));
         Bench bench(plan, pattern, n, floor, verbose);
         for (const Kernel kernel : plan.kernels) {
+          const bool on_device = is_device_alias(kernel) || is_device_butterfly(kernel);
           const std::vector<std::uint64_t> section_choices =
-              kernel == Kernel::alias_psa_device ? plan.section_items : std::vector<std::uint64_t>{0};
+              is_device_alias(kernel) ? plan.section_items : std::vector<std::uint64_t>{0};
           for (const int threads : is_threaded(kernel) ? plan.threads : std::vector<int>{1})
             for (const std::uint64_t section_items : section_choices) {
               const std::string head =
@@ -814,11 +963,12 @@ int KernelsBench::run(MPI_Comm comm) const {
                   "\",\"exponent\":" + (pattern == Pattern::power_law ? std::string("1") : std::string("null")) +
                   ",\"repeats\":" + std::to_string(plan.repeats) + ",\"seed\":" + std::to_string(plan.seed) +
                   ",\"threads\":" +
-                  std::to_string(kernel == Kernel::alias_psa_device ? Kokkos::DefaultExecutionSpace().concurrency()
-                                                                    : threads) +
+                  std::to_string(on_device ? Kokkos::DefaultExecutionSpace().concurrency() : threads) +
                   ",\"host_space\":" + json_string(is_threaded(kernel) ? ThreadedExec::name() : HostExec::name()) +
-                  (kernel == Kernel::alias_psa_device
-                       ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
+                  (on_device ? ",\"execution_space\":" + json_string(Kokkos::DefaultExecutionSpace::name())
+                             : std::string()) +
+                  (kernel == Kernel::alias_psa_plus || kernel == Kernel::alias_psa_plus_device
+                       ? ",\"greedy_items\":" + std::to_string(plan.greedy_items)
                        : std::string());
               const std::string tail = ",\"date\":" + json_string(date) + ",\"host\":" + json_string(host) + "}\n";
               const std::string reason = bench.skip_reason(kernel);

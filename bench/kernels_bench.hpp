@@ -65,6 +65,7 @@ struct KernelsBench {
   double max_table_gib = 8.0;                   // a kernel whose structure is larger is skipped
   std::vector<std::string> threads{"1"};        // thread counts of the Kokkos alias kernels
   std::vector<std::string> section_items{"0"};  // alias-psa-device: items per sweep section (0: default)
+  std::string greedy_items = "65536";           // alias-psa-plus(-device): items per greedy section
   bool verbose = false;
 
   void add_to(CLI::App& app);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/core/error.hpp"
 #include "framework/inference/diagnostics.hpp"
 
 namespace rsmc::drivers {
@@ -46,11 +47,18 @@ std::string parameter_lines(const ChainOutput& o) {
       chains.push_back(o.draws(c, j));
       pooled.insert(pooled.end(), chains.back().begin(), chains.back().end());
     }
-    const inference::Summary s = inference::summarise(pooled, {0.025, 0.5, 0.975});
-    out += format("%-16s %12.6g %12.6g %12.6g %12.6g %12.6g", o.parameter_names[j].c_str(), s.mean, s.sd,
-                  s.quantiles[0], s.quantiles[1], s.quantiles[2]);
-    out += diagnostics ? format(" %10.1f %8.4f\n", inference::ess_bulk(chains), inference::rhat_split(chains))
-                       : format(" %10s %8s\n", "-", "-");
+    // Draws the diagnostics cannot take (not finite, or so large that their sums overflow: an
+    // initial value near the largest double) are reported, never a reason to lose the run's output.
+    try {
+      const inference::Summary s = inference::summarise(pooled, {0.025, 0.5, 0.975});
+      std::string line = format("%-16s %12.6g %12.6g %12.6g %12.6g %12.6g", o.parameter_names[j].c_str(), s.mean, s.sd,
+                                s.quantiles[0], s.quantiles[1], s.quantiles[2]);
+      line += diagnostics ? format(" %10.1f %8.4f\n", inference::ess_bulk(chains), inference::rhat_split(chains))
+                          : format(" %10s %8s\n", "-", "-");
+      out += line;
+    } catch (const Error& e) {
+      out += format("%-16s not summarised: %s\n", o.parameter_names[j].c_str(), excerpt(e.what(), 100).c_str());
+    }
   }
   if (!diagnostics) out += "(ESS and R-hat need at least 4 kept draws per chain)\n";
   return out;

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <vector>
 
+#include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "base/core/error.hpp"
+#include "framework/io/atomic_file.hpp"
 #include "framework/io/checkpoint_file.hpp"
 
 namespace rsmc::drivers {
@@ -32,18 +34,14 @@ Owner checkpoint_owner(const std::string& path, const IdentityAtStep& identity_a
   return Owner::other_run;
 }
 
-// ".checkpoint-<step>.h5.tmp.<pid>" (write_checkpoint's temporary file, atomic_temporary_path).
-bool is_temporary_checkpoint(const std::string& name) {
-  return name.rfind(".checkpoint-", 0) == 0 && name.find(".h5.tmp.") != std::string::npos;
-}
-
 }  // namespace
 
 void refuse_populated_checkpoint_dir(const std::string& dir) {
   const std::vector<std::string> found = list_checkpoints(dir);
   if (found.empty()) return;
-  throw Error("--checkpoint-dir: '" + dir + "' already holds " + std::to_string(found.size()) + " checkpoint" +
-              (found.size() == 1 ? "" : "s") + " (newest " + std::filesystem::path(found.back()).filename().string() +
+  throw Error(input_name("checkpoint_dir") + ": '" + dir + "' already holds " + std::to_string(found.size()) +
+              " checkpoint" + (found.size() == 1 ? "" : "s") + " (newest " +
+              std::filesystem::path(found.back()).filename().string() +
               ") of an earlier run; continue that run with --restart latest, or give another --checkpoint-dir "
               "(a new run never replaces or deletes checkpoints, --overwrite or not)");
 }
@@ -54,7 +52,7 @@ void refuse_foreign_checkpoints(const std::string& dir, const IdentityAtStep& id
     const Owner owner = checkpoint_owner(path, identity_at, &detail);
     if (owner == Owner::this_run || owner == Owner::beyond_this_run) continue;
     const std::string name = std::filesystem::path(path).filename().string();
-    throw Error("--checkpoint-dir: '" + dir + "' holds " +
+    throw Error(input_name("checkpoint_dir") + ": '" + dir + "' holds " +
                 (owner == Owner::other_run ? "another run's checkpoints (" + name + ": " + detail + ")"
                                            : "a checkpoint that cannot be read (" + detail + ")") +
                 "; a directory holds the checkpoints of one run: restart with an empty --checkpoint-dir, or the "
@@ -67,9 +65,13 @@ void prune_checkpoints(const std::string& dir, std::size_t keep, const IdentityA
   for (const std::string& path : list_checkpoints(dir))  // oldest first
     if (checkpoint_owner(path, identity_at) == Owner::this_run) ours.push_back(path);
   for (std::size_t k = 0; k + keep < ours.size(); ++k) std::filesystem::remove(ours[k]);
-  // Temporary files of runs killed while writing (never complete checkpoints).
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (is_temporary_checkpoint(entry.path().filename().string())) std::filesystem::remove(entry.path());
+  remove_abandoned_checkpoint_files(dir);
+}
+
+void remove_abandoned_checkpoint_files(const std::string& dir) {
+  // ".checkpoint-<step>.h5.tmp.<host>.<pid>": write_checkpoint's temporary files of runs killed while
+  // writing (never complete checkpoints), only when their writer is gone (abandoned_temporary).
+  remove_abandoned_temporaries(dir, ".checkpoint-");
 }
 
 }  // namespace rsmc::drivers

@@ -9,6 +9,10 @@
 //     holding this run's own checkpoints (restart in place), is fine.
 //   - Pruning (--keep-checkpoints) removes only checkpoints whose identity is this run's (read from
 //     the file); a checkpoint that cannot be read, or belongs to another run, is left alone.
+//   - The temporary files of checkpoint writes that were killed are removed when a run starts and
+//     after each checkpoint, but only those whose writer is certainly gone (the host in their name
+//     is this one and its pid runs no process: abandoned_temporary, framework/io/atomic_file.hpp),
+//     never a file another live run is writing.
 #pragma once
 
 #include <functional>
@@ -30,7 +34,11 @@ using IdentityAtStep = std::function<std::string(int step)>;
 void refuse_foreign_checkpoints(const std::string& dir, const IdentityAtStep& identity_at);
 
 // Keeps the newest `keep` checkpoints of this run in `dir` and deletes its older ones, plus the
-// temporary files of writes that were killed. One process (rank 0), no MPI collectives.
+// abandoned temporary files of writes that were killed. One process (rank 0), no MPI collectives.
 void prune_checkpoints(const std::string& dir, std::size_t keep, const IdentityAtStep& identity_at);
+
+// Removes the abandoned temporary files of checkpoint writes that were killed (see above). One
+// process (rank 0), no MPI collectives.
+void remove_abandoned_checkpoint_files(const std::string& dir);
 
 }  // namespace rsmc::drivers

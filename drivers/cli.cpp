@@ -138,7 +138,8 @@ int run(int argc, char** argv, MPI_Comm comm, const std::string& default_model) 
   } catch (const CLI::CallForVersion& e) {
     return rank == 0 ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s (see rsmc --help)\n", e.what());
+    if (rank == 0)
+      std::fprintf(stderr, "rsmc: error: %s (see rsmc --help)\n", rsmc::drivers::one_line(e.what()).c_str());
     return 2;
   }
 
@@ -160,7 +161,8 @@ int run(int argc, char** argv, MPI_Comm comm, const std::string& default_model) 
       return 0;
     }
   } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "rsmc: error: %s\n", rsmc::drivers::error_text(e).c_str());
+    if (rank == 0)
+      std::fprintf(stderr, "rsmc: error: %s\n", rsmc::drivers::one_line(rsmc::drivers::error_text(e)).c_str());
     return 1;
   }
   return 0;

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "base/core/error.hpp"
+#include "drivers/field_flags.hpp"
 
 namespace rsmc::drivers {
 
@@ -40,7 +41,7 @@ inline std::string resolve_device(const std::string& device) {
     throw Error("--device cuda: this rsmc is built without CUDA (its Kokkos runs on " +
                 std::string(Kokkos::DefaultExecutionSpace::name()) +
                 "); expected host, or build for a GPU (docs/gpu.md)");
-  throw Error("--device: '" + device + "' is not a device; expected host" +
+  throw Error(input_name("device") + ": '" + device + "' is not a device; expected host" +
               (kBuildHasDevice ? " or " + default_device() : std::string()));
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "drivers/collective.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/integer_option.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/shared_options.hpp"
@@ -218,7 +219,8 @@ std::vector<double> FilterCommand::parse_rank_capacity(const std::string& value)
   std::string text = value;
   if (!is_list) {
     std::ifstream in(value);
-    if (!in) throw Error("--rank-capacity: '" + value + "' is neither a list of numbers nor a readable file");
+    if (!in)
+      throw Error(input_name("rank_capacity") + ": '" + value + "' is neither a list of numbers nor a readable file");
     std::ostringstream all;
     all << in.rdbuf();
     text = all.str();
@@ -232,10 +234,11 @@ std::vector<double> FilterCommand::parse_rank_capacity(const std::string& value)
     char* end = nullptr;
     const double x = std::strtod(word.c_str(), &end);
     if (end == word.c_str() || *end != '\0')
-      throw Error("--rank-capacity: '" + word + "'" + (is_list ? "" : " in " + value) + " is not a number");
+      throw Error(input_name("rank_capacity") + ": '" + word + "'" + (is_list ? "" : " in " + value) +
+                  " is not a number");
     out.push_back(x);
   }
-  if (out.empty()) throw Error("--rank-capacity: no capacities in '" + value + "'");
+  if (out.empty()) throw Error(input_name("rank_capacity") + ": no capacities in '" + value + "'");
   return out;
 }
 

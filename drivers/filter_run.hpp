@@ -27,12 +27,14 @@
 #include "drivers/component_names.hpp"
 #include "drivers/device_choice.hpp"
 #include "drivers/exact_log_likelihood.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/progress_line.hpp"
 #include "drivers/version.hpp"
 #include "framework/engine/bootstrap_filter.hpp"
 #include "framework/engine/memory_preflight.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/io/atomic_file.hpp"
 #include "framework/io/checkpoint_file.hpp"
 #include "framework/io/checkpoint_particles.hpp"
 #include "framework/io/existing_file.hpp"
@@ -64,8 +66,8 @@ class FilterRun {
     talk_ = rank_ == 0 && !command_.quiet;
   }
 
-  // Everything that can be wrong with the input, found before anything is written. Wrap in
-  // run_collectively: throws on the ranks that find a problem.
+  // Everything that can be wrong with the options, found before anything is written or read. Wrap
+  // in run_collectively: throws on the ranks that find a problem.
   void check_inputs() {
     const FilterCommand& c = command_;
     options_.particles = static_cast<std::uint64_t>(c.particles);  // >= 0: the option's notation and --config
@@ -79,21 +81,60 @@ class FilterRun {
     options_.validate(ranks_);
     LoadBand(options_.particles, ranks_, options_.balance);  // throws naming the option
     if (c.steps != 0 || (c.steps_option != nullptr && c.steps_option->count() > 0)) check_step_count(c.steps);
-    load_observations();
+    if (c.data.empty()) steps_ = c.steps > 0 ? static_cast<int>(c.steps) : FilterCommand::kDefaultSimulatedSteps;
     if (!c.output.empty()) refuse_existing_file("output", c.output, c.overwrite);
+    if (!c.output.empty() && rank_ == 0) refuse_uncreatable_file("output", c.output);  // rank 0 writes it
     if (c.checkpoint_every < 0)
-      throw Error("--checkpoint-every: " + std::to_string(c.checkpoint_every) + " is negative; expected K >= 0");
+      throw Error(input_name("checkpoint_every") + ": " + std::to_string(c.checkpoint_every) +
+                  " is negative; expected K >= 0");
     if (c.keep_checkpoints < 1)
-      throw Error("--keep-checkpoints: " + std::to_string(c.keep_checkpoints) + " is not valid; expected K >= 1");
-    if (c.checkpoint_dir.empty()) throw Error("--checkpoint-dir: empty; expected a directory");
+      throw Error(input_name("keep_checkpoints") + ": " + std::to_string(c.keep_checkpoints) +
+                  " is not valid; expected K >= 1");
+    if (c.checkpoint_dir.empty()) throw Error(input_name("checkpoint_dir") + ": empty; expected a directory");
     c.trace.validate(c.overwrite, options_.resampler);
     if (!c.restart_header) refuse_populated_checkpoint_dir(c.checkpoint_dir);
   }
 
-  // Whether the particles fit in memory, before any is allocated (memory_preflight.hpp). Collective.
+  // Whether the particles and the per-step data fit in memory, before any is allocated
+  // (memory_preflight.hpp): before the data are simulated (steps_ is --steps then), and again once
+  // --data has been read (steps_ is its length). Collective.
   void check_memory() const {
-    check_filter_memory<typename Filter::memory_space>(comm_, options_.particles, model_.state_dim());
+    FilterMemory need;
+    need.particles = options_.particles;
+    need.filter_ranks = ranks_;
+    need.state_dim = model_.state_dim();
+    need.obs_dim = model_.obs_dim();
+    need.steps = static_cast<std::uint64_t>(std::max(steps_, 0));
+    need.simulated = command_.data.empty();
+    need.state_dim_source = command_.model_parameters.where_integer(model_.state_dim());
+    check_filter_memory<typename Filter::memory_space>(comm_, need);
   }
+
+  // --data, or data simulated from the model with --seed; the number of steps to filter; the true
+  // states where known (simulated, or recorded by `rsmc simulate` in an HDF5 data file). Wrap in
+  // run_collectively.
+  void load_observations() {
+    const FilterCommand& c = command_;
+    if (c.data.empty()) {
+      const Simulation simulated = simulate(model_, steps_, options_.seed);
+      observations_ = simulated.observations;
+      // x_1..x_T (the simulation also holds x_0), written to the result for comparison.
+      true_state_.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());
+      return;
+    }
+    observations_ = read_observations(c.data);
+    if (observations_.dim != model_.obs_dim())
+      throw Error(c.data + ": observations have " + std::to_string(observations_.dim) + " components but model " +
+                  c.model + " expects " + std::to_string(model_.obs_dim()));
+    if (c.steps > observations_.steps)
+      throw Error(input_name("steps") + ": " + std::to_string(c.steps) + " exceeds the " +
+                  std::to_string(observations_.steps) + " observations in " + c.data);
+    steps_ = c.steps > 0 ? static_cast<int>(c.steps) : observations_.steps;
+    true_state_ = recorded_true_state(c.data, model_.state_dim(), steps_);
+  }
+
+  // Whether the data come from --data (read by load_observations) rather than the model.
+  bool reads_data() const { return !command_.data.empty(); }
 
   // --restart: the checkpoint must belong to this run (everything that changes results matches; its
   // model was checked by inherit_from_checkpoint), and so must the checkpoints already in
@@ -116,7 +157,7 @@ class FilterRun {
     if (!talk_) return;
     const FilterCommand& c = command_;
     std::printf("rsmc %s filter: model %s (state dim %d), %llu particles on %d rank%s, %d steps, seed %llu\n", kVersion,
-                Model::name, model_.state_dim(), static_cast<unsigned long long>(options_.particles), ranks_,
+                c.model.c_str(), model_.state_dim(), static_cast<unsigned long long>(options_.particles), ranks_,
                 ranks_ == 1 ? "" : "s", steps_, static_cast<unsigned long long>(options_.seed));
     std::printf("device: %s (Kokkos::%s)\n", resolve_device(c.device).c_str(), ExecutionSpace::name());
     std::printf("observations: %s\n", c.data.empty() ? "simulated from the model (no --data given)" : c.data.c_str());
@@ -128,6 +169,9 @@ class FilterRun {
 
   // The filter at step 0, or at the checkpoint's step with its particles. Collective.
   void start_filter() {
+    // Temporary files of checkpoint writes that were killed (a restart without --checkpoint-every
+    // would otherwise never prune them); only those whose writer is gone.
+    run_on_root(comm_, [&] { remove_abandoned_checkpoint_files(command_.checkpoint_dir); });
     start_time_ = std::chrono::steady_clock::now();
     filter_.emplace(comm_, model_, options_);
     if (!command_.restart_header) {
@@ -152,7 +196,7 @@ class FilterRun {
     info.steps = steps_;
     info.every = static_cast<int>(command_.trace.every);
     info.p_invariant = is_p_invariant(options_.local_sampler);
-    info.model = Model::name;
+    info.model = command_.model;
     info.parameters = parameters_;
     // Without the rank count, so that the whole trace file is bitwise identical for any number of
     // ranks, except with a sampler whose results depend on it.
@@ -219,7 +263,7 @@ class FilterRun {
       ResultAttributes attributes;
       attributes.text = {
           {"rsmc_version", kVersion},
-          {"model", Model::name},
+          {"model", command_.model},
           {"configuration", command_.configuration_text(ranks_, steps_)},
           {"parameters", parameters_},
           {"local_sampler", local_sampler_name(options_.local_sampler)},
@@ -254,29 +298,6 @@ class FilterRun {
   }
 
  private:
-  // --data, or data simulated from the model with --seed; the number of steps to filter; the true
-  // states where known (simulated, or recorded by `rsmc simulate` in an HDF5 data file).
-  void load_observations() {
-    const FilterCommand& c = command_;
-    if (c.data.empty()) {
-      steps_ = c.steps > 0 ? static_cast<int>(c.steps) : FilterCommand::kDefaultSimulatedSteps;
-      const Simulation simulated = simulate(model_, steps_, options_.seed);
-      observations_ = simulated.observations;
-      // x_1..x_T (the simulation also holds x_0), written to the result for comparison.
-      true_state_.assign(simulated.states.begin() + simulated.state_dim, simulated.states.end());
-      return;
-    }
-    observations_ = read_observations(c.data);
-    if (observations_.dim != model_.obs_dim())
-      throw Error(c.data + ": observations have " + std::to_string(observations_.dim) + " components but model " +
-                  Model::name + " expects " + std::to_string(model_.obs_dim()));
-    if (c.steps > observations_.steps)
-      throw Error("--steps: " + std::to_string(c.steps) + " exceeds the " + std::to_string(observations_.steps) +
-                  " observations in " + c.data);
-    steps_ = c.steps > 0 ? static_cast<int>(c.steps) : observations_.steps;
-    true_state_ = recorded_true_state(c.data, model_.state_dim(), steps_);
-  }
-
   // This run's identity at a step: what its checkpoint of that step carries ("" beyond the data).
   std::string identity_at(int step) const {
     if (step < 0 || step > observations_.steps) return std::string();
@@ -294,7 +315,7 @@ class FilterRun {
     CheckpointInfo info;
     info.particles = options_.particles;
     info.state_dim = model_.state_dim();
-    info.model = Model::name;
+    info.model = command_.model;
     info.parameters = parameters_;
     info.identity = identity_at(progress_.step);
     info.configuration = command_.checkpoint_configuration(ranks_, steps_);
@@ -358,12 +379,18 @@ template <class M, class ExecutionSpace>
 int FilterCommand::run_on(MPI_Comm comm, M model_instance) {
   FilterRun<M, ExecutionSpace> run(*this, comm, std::move(model_instance));
   // Before the first collective, so that every rank has its handlers once the banner is out: job
-  // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. A signal
-  // that arrives before the first step is honoured after it.
+  // scripts signal a run once they see it, and an unhandled SIGUSR1 kills the process. SIGTERM
+  // during the set-up ends the run at once; any other signal is honoured after the next step.
   install_checkpoint_signals();
   run_collectively(comm, [&] { run.check_inputs(); });
-  run.check_memory();
+  run.check_memory();  // before data are simulated or particles allocated
+  run_collectively(comm, [&] { run.load_observations(); });
+  if (run.reads_data()) run.check_memory();  // with the length of --data
   if (restart_header) run.check_restart();
+  // From here on SIGTERM too checkpoints after the next step (checkpoint_signals.hpp); every rank
+  // is past its set-up before the banner, which job scripts wait for before they signal, appears.
+  end_of_setup();
+  MPI_Barrier(comm);
   run.print_banner();
 
   run.start_filter();

@@ -53,6 +53,10 @@ void refuse_unsealed_rsmc_file(const std::string& path) {
     throw Error("rsmc info: '" + path +
                 "' is an rsmc checkpoint or trace without a seal (written by an rsmc before "
                 "checkpoint format 2 and trace format 2, or damaged); it cannot be checked, so it is not opened");
+  if (contains_any(path, {"state_real_names"}))
+    throw Error("rsmc info: '" + path +
+                "' is an rsmc pmmh checkpoint without a seal (written by an rsmc before pmmh checkpoints were "
+                "sealed, or damaged); it cannot be checked, so it is not opened");
 }
 
 // What the plain HDF5 file at `path` is (without reading its data). Non-HDF5 files are "unknown".
@@ -87,6 +91,8 @@ Kind file_kind(const std::string& path) {
       return Kind::checkpoint;
     case FileStart::sealed_trace:
       return Kind::trace;
+    case FileStart::sealed_pmmh_checkpoint:
+      return Kind::chains;
     case FileStart::plain_hdf5:
       return hdf5_kind(path);
     case FileStart::other:
@@ -232,9 +238,12 @@ void print_smoothed(const std::string& path) {
 }
 
 void print_chains(const std::string& path) {
-  const ChainOutput chains = read_chain_file(path);
+  const bool checkpoint = file_start(path) == FileStart::sealed_pmmh_checkpoint;
+  const ChainOutput chains = read_chain_file(path);  // a checkpoint's seal is verified first
   const ResultAttributes a = read_result_attributes(path);
-  std::printf("%s: rsmc pmmh chains\n", path.c_str());
+  std::printf(
+      "%s: rsmc pmmh chains%s\n", path.c_str(),
+      checkpoint ? " (a checkpoint of a stopped run, seal verified; continue it with rsmc pmmh --restart)" : "");
   print_integer_attributes(a);
   std::printf("%s", indent(chain_summary_text(chains)).c_str());
   for (const auto& [key, value] : a.text)

@@ -15,7 +15,23 @@ bool numeric(const config::TomlValue& v) {
 void ModelParameters::bad(const std::string& name, const std::string& expected) const {
   const config::TomlValue& v = values_.at(name);
   throw Error((doc_ ? doc_->where(v) : std::string()) + "parameters." + name + ": expected " + expected + ", got " +
-              v.type_name() + " " + (v.type == config::TomlValue::Type::string ? "\"" + v.text + "\"" : v.text));
+              v.type_name() + " " + excerpt(v.type == config::TomlValue::Type::string ? "\"" + v.text + "\"" : v.text));
+}
+
+std::string ModelParameters::where_named(const std::string& model, const std::string& message) const {
+  const std::string prefix = model + ": ";
+  if (doc_ == nullptr || message.compare(0, prefix.size(), prefix) != 0) return "";
+  const std::size_t end = message.find_first_of("[ =;:", prefix.size());
+  const std::string name = message.substr(prefix.size(), end == std::string::npos ? end : end - prefix.size());
+  const auto it = values_.find(name);
+  return it == values_.end() ? std::string() : doc_->where(it->second);
+}
+
+std::string ModelParameters::where_integer(long long value) const {
+  for (const auto& [name, v] : values_)
+    if (v.type == config::TomlValue::Type::integer && v.integer == value)
+      return (doc_ ? doc_->where(v) : std::string()) + "parameters." + name;
+  return "";
 }
 
 double ModelParameters::number(const std::string& name, double fallback) const {
@@ -106,8 +122,8 @@ void ModelParameters::check_known(const std::string& model, const std::vector<st
     if (found) continue;
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw Error((doc_ ? doc_->where(value) : std::string()) + "parameters." + name + ": model '" + model +
-                "' has no parameter '" + name + "'; its parameters: " + list);
+    throw Error((doc_ ? doc_->where(value) : std::string()) + "parameters." + excerpt(name) + ": model '" + model +
+                "' has no parameter '" + excerpt(name) + "'; its parameters: " + list);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/core/error.hpp"
 #include "framework/config/toml.hpp"
 #include "framework/model/parameters.hpp"
 
@@ -33,6 +34,10 @@ class ModelParameters {
   std::vector<double> matrix(const std::string& name, const std::vector<double>& fallback, int fallback_rows,
                              int fallback_cols, int& rows, int& cols) const;
 
+  // Where an integer parameter equal to `value` was given ("run.toml:4: parameters.d"), or "": how
+  // a message about a model's size (its state dimension) names the setting that made it so.
+  std::string where_integer(long long value) const;
+
   // The given values as `key = value` lines, sorted by key (identifies a run of a model that has
   // no params().describe(): its defaults are fixed by the program, so the given values suffice).
   std::string describe() const;
@@ -44,6 +49,22 @@ class ModelParameters {
   // not declare, a value of the wrong type, an integer outside its declared bounds (or beyond what
   // its member holds) and an unknown choice are errors naming the parameter (the type and range
   // errors also the file and line). The other constraints are P::validate()'s.
+  // Runs `build` (reading, checking and building a model); an rsmc::Error it throws about one of the
+  // given parameters ("linear_gaussian: R[0][0] = inf; expected ...") gets that parameter's file and
+  // line in front. Messages that have a location already, or name no given parameter, pass as they are.
+  template <class Build>
+  auto located(const std::string& model, const Build& build) const -> decltype(build()) {
+    try {
+      return build();
+    } catch (const FieldError&) {
+      throw;
+    } catch (const Error& e) {
+      const std::string where = where_named(model, e.what());
+      if (where.empty()) throw;
+      throw Error(where + e.what());
+    }
+  }
+
   template <class P>
   P read() const {
     check_known(P::model, P::parameter_names());
@@ -75,6 +96,8 @@ class ModelParameters {
   };
 
   [[noreturn]] void bad(const std::string& name, const std::string& expected) const;
+  // "FILE:LINE: " of the given parameter that `message` ("<model>: <name>...") is about, or "".
+  std::string where_named(const std::string& model, const std::string& message) const;
 
   std::map<std::string, config::TomlValue> values_;
   const config::TomlDocument* doc_ = nullptr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/core/error.hpp"
+#include "drivers/field_flags.hpp"
 
 namespace rsmc::drivers {
 namespace {
@@ -51,7 +52,7 @@ const ModelEntry& find_model(const std::string& name) {
     if (e.name == name) return e;
   std::string known;
   for (const auto& n : model_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error("--model: unknown model '" + name + "'; available models: " + known);
+  throw Error(input_name("model") + ": unknown model '" + excerpt(name) + "'; available models: " + known);
 }
 
 std::vector<std::string> model_names() {

@@ -15,6 +15,7 @@
 #include "drivers/chain_summary.hpp"
 #include "drivers/checkpoint_signals.hpp"
 #include "drivers/collective.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"  // first_difference
 #include "drivers/pmmh_run.hpp"
 #include "drivers/version.hpp"
@@ -31,22 +32,33 @@ namespace rsmc::drivers {
 
 void check_pmmh_settings(const PmmhCommand& c, int ranks) {
   if (c.chains < 1 || ranks % c.chains != 0)
-    throw Error("--chains: " + std::to_string(c.chains) + " does not divide the " + std::to_string(ranks) +
+    throw Error(input_name("chains") + ": " + std::to_string(c.chains) + " does not divide the " +
+                std::to_string(ranks) +
                 " ranks; expected a divisor of the rank count (each chain's filter gets ranks / C ranks)");
   if (static_cast<std::uint64_t>(c.chains) > inference::kMaxChains)
-    throw Error("--chains: " + std::to_string(c.chains) + " is too many; expected C <= 2^32");
+    throw Error(input_name("chains") + ": " + std::to_string(c.chains) + " is too many; expected C <= 2^32");
+  // The command line and the run file refuse values below 1 already; a caller that sets the
+  // command's fields itself gets the same refusal rather than a division by zero.
+  if (c.iterations < 1)
+    throw Error(input_name("iterations") + ": " + std::to_string(c.iterations) + " is not valid; expected I >= 1");
   if (static_cast<std::uint64_t>(c.iterations) > inference::kMaxChainIteration)
-    throw Error("--iterations: " + std::to_string(c.iterations) + " is too many; expected at most 2^62 - 1");
-  if (c.burn_in >= c.iterations)
-    throw Error("--burn-in: " + std::to_string(c.burn_in) + " leaves none of the " + std::to_string(c.iterations) +
-                " iterations; expected burn-in < iterations");
-  if (c.steps < 0) throw Error("--steps: " + std::to_string(c.steps) + " is negative; expected T >= 1");
+    throw Error(input_name("iterations") + ": " + std::to_string(c.iterations) +
+                " is too many; expected at most 2^62 - 1");
+  if (c.thinning < 1)
+    throw Error(input_name("thinning") + ": " + std::to_string(c.thinning) + " is not valid; expected k >= 1");
+  if (c.burn_in < 0 || c.burn_in >= c.iterations)
+    throw Error(input_name("burn_in") + ": " + std::to_string(c.burn_in) + " leaves none of the " +
+                std::to_string(c.iterations) + " iterations; expected 0 <= burn-in < iterations");
+  if (c.thinning > c.iterations - c.burn_in)
+    throw Error(input_name("thinning") + ": " + std::to_string(c.thinning) + " keeps none of the " +
+                std::to_string(c.iterations - c.burn_in) +
+                " iterations after the burn-in; expected thinning <= iterations - burn-in");
+  if (c.steps < 0) throw Error(input_name("steps") + ": " + std::to_string(c.steps) + " is negative; expected T >= 1");
   if (!c.output.empty()) refuse_existing_file("output", c.output, c.overwrite);
   if (c.restart.empty() && something_exists(c.checkpoint))
-    throw Error("--checkpoint: " + c.checkpoint +
-                " already exists (the chains of a stopped run); continue them with "
-                "--restart " +
-                c.checkpoint + ", or remove it");
+    throw Error(input_name("checkpoint") + ": " + c.checkpoint +
+                " already exists (the chains of a stopped run); continue them with --restart " + c.checkpoint +
+                ", or remove it");
   pmmh_filter_options(c).validate(ranks / static_cast<int>(c.chains));
 }
 
@@ -65,7 +77,7 @@ Observations pmmh_observations(const PmmhCommand& c, int obs_dim) {
     throw Error(c.data + ": observations have " + std::to_string(y.dim) + " components but model " + c.model +
                 " expects " + std::to_string(obs_dim));
   if (c.steps > y.steps)
-    throw Error("--steps: " + std::to_string(c.steps) + " exceeds the " + std::to_string(y.steps) +
+    throw Error(input_name("steps") + ": " + std::to_string(c.steps) + " exceeds the " + std::to_string(y.steps) +
                 " observations in " + c.data);
   if (c.steps > 0) {
     y.steps = static_cast<int>(c.steps);
@@ -240,14 +252,14 @@ ResultAttributes chain_attributes(const PmmhCommand& c, int ranks, const char* e
 
 // --restart: the checkpoint, refused unless it is of this run (the same configuration, rank count free).
 ChainOutput read_restart(const PmmhCommand& c) {
-  const ChainOutput checkpoint = read_chain_file(c.restart);
-  if (checkpoint.state_real_names.empty())
-    throw Error("--restart: '" + c.restart + "' holds no chain states; expected a checkpoint of rsmc pmmh");
+  const std::string what = input_name("restart") + ": '" + c.restart + "'";
+  // Sealed: the whole file is checked before HDF5 parses it (framework/io/chain_file.hpp).
+  const ChainOutput checkpoint = read_chain_checkpoint(c.restart, what);
   std::string configuration;
   for (const auto& [key, value] : read_result_attributes(c.restart).text)
     if (key == "configuration") configuration = value;
   const std::string mismatch = first_difference(configuration, c.configuration_text());
-  if (!mismatch.empty()) throw Error("--restart: '" + c.restart + "' belongs to another run; " + mismatch);
+  if (!mismatch.empty()) throw Error(what + " belongs to another run; " + mismatch);
   return checkpoint;
 }
 
@@ -278,10 +290,17 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm given, const InferenceSetting
   MPI_Comm_size(comm, &ranks);
   const bool talk = rank == 0 && !c.quiet;
   // Every rank has its handlers before rank 0 announces the run (job scripts signal a run once they
-  // see its banner; an unhandled SIGUSR1 kills the process). A signal that arrives during the set-up
-  // stops the chains after their first iteration.
+  // see its banner; an unhandled SIGUSR1 kills the process). SIGTERM during the set-up (before the
+  // banner) ends the run at once; any other signal stops the chains after their next iteration.
   install_checkpoint_signals();
-  MPI_Barrier(comm);
+  // --restart: the checkpoint is read (its seal and settings checked) before the banner, so that a
+  // refused one is one error line and nothing else.
+  ChainOutput checkpoint;
+  run_collectively(comm, [&] {
+    if (!c.restart.empty()) checkpoint = read_restart(c);
+  });
+  end_of_setup();
+  MPI_Barrier(comm);  // every rank past its set-up before the banner appears
   const Schedule schedule{static_cast<std::uint64_t>(c.iterations), static_cast<std::uint64_t>(c.burn_in),
                           static_cast<std::uint64_t>(c.thinning), settings.chain.adaptation};
   ChainOutput output;
@@ -300,7 +319,7 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm given, const InferenceSetting
   run_collectively(comm, [&] {
     if (!c.restart.empty()) {
       inference::ChainRecord record;
-      mine = recording_of(read_restart(c), split.chain, record);
+      mine = recording_of(checkpoint, split.chain, record);
       state = inference::restore(record, parameters);
       if (talk)
         std::printf("restarted from %s at iteration %llu\n", c.restart.c_str(),
@@ -331,8 +350,10 @@ int run_pmmh_chains(const PmmhCommand& c, MPI_Comm given, const InferenceSetting
   gather(mine, output.chains, comm, output);
 
   if (signal != 0) {
-    run_on_root(comm,
-                [&] { write_chain_file(c.checkpoint, output, chain_attributes(c, ranks, execution_space), true); });
+    run_on_root(comm, [&] {
+      write_chain_file(c.checkpoint, output, chain_attributes(c, ranks, execution_space), true,
+                       ChainFileKind::checkpoint);
+    });
     if (talk)
       std::printf(
           "stopping after iteration %llu on signal %d; checkpoint: %s; continue with --restart %s (exit code "

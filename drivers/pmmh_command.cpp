@@ -269,7 +269,10 @@ inference::InferredParameter read_inferred(Table& t, const std::string& name, co
     throw Error(t.where("initial") + std::string(e.what()).substr(name.size() + 2));
   }
   proposal_sd = t.number("proposal_sd").value_or(PmmhCommand::kDefaultProposalSd);
-  if (!(std::isfinite(proposal_sd) && proposal_sd > 0.0)) t.bad("proposal_sd", "a finite number > 0");
+  // Its square is the proposal's variance: that must be a finite number > 0 too.
+  const double variance = proposal_sd * proposal_sd;
+  if (!(std::isfinite(proposal_sd) && proposal_sd > 0.0 && std::isfinite(variance) && variance > 0.0))
+    t.bad("proposal_sd", "a number > 0 whose square (the proposal variance) is finite and > 0, e.g. 0.1");
   t.expect_no_others(kInferKeys);
   return p;
 }

@@ -15,13 +15,16 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "drivers/collective.hpp"
 #include "drivers/device_choice.hpp"
 #include "drivers/pmmh_command.hpp"
 #include "framework/engine/filter_options.hpp"
+#include "framework/engine/memory_preflight.hpp"
 #include "framework/engine/simulate.hpp"
+#include "framework/io/atomic_file.hpp"
 #include "framework/inference/filter_likelihood.hpp"
 #include "framework/model/observations.hpp"
 #include "framework/model/parameters.hpp"
@@ -81,10 +84,14 @@ int PmmhCommand::run_model(MPI_Comm comm, const Build& build) {
 
 template <class Params, class ExecutionSpace, class Build>
 int PmmhCommand::run_on(MPI_Comm comm, const Build& build) {
+  using Model = std::decay_t<decltype(build(std::declval<const Params&>()))>;
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
   Params fixed;
   InferenceSettings settings;
   std::vector<std::string> names;
   Observations y;
+  std::optional<Model> initial_model;
   // The model at theta (the inferred parameters in `names` order).
   const auto model_at = [&fixed, &names, &build](const std::vector<double>& theta) {
     Params params = fixed;
@@ -93,22 +100,40 @@ int PmmhCommand::run_on(MPI_Comm comm, const Build& build) {
     return build(params);
   };
   run_collectively(comm, [&] {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
     check_pmmh_settings(*this, ranks);
-    fixed = model_parameters.read<Params>();
+    fixed = model_parameters.located(Params::model, [&] { return model_parameters.read<Params>(); });
     settings = inference_settings(inferable_parameters<Params>());
     for (const inference::InferredParameter& p : settings.parameters) names.push_back(p.name);
-    const auto initial_model = model_at(settings.initial);  // the model's own checks at the initial values
-    if (data.empty()) {
-      using Model = std::decay_t<decltype(initial_model)>;
-      y = simulate<Model, ExecutionSpace>(initial_model, steps > 0 ? static_cast<int>(steps) : kDefaultSimulatedSteps,
-                                          settings.chain.seed)
-              .observations;
-    } else {
-      y = pmmh_observations(*this, initial_model.obs_dim());
-    }
+    // The model's own checks at the initial values (a fixed parameter's error names its line).
+    initial_model.emplace(model_parameters.located(Params::model, [&] { return model_at(settings.initial); }));
   });
+  // The output and the checkpoint can be made (rank 0 writes them), before any chain runs.
+  run_on_root(comm, [&] {
+    if (!output.empty()) refuse_uncreatable_file("output", output);
+    refuse_uncreatable_file("checkpoint", checkpoint);
+  });
+  // Each chain's filter and the data fit in memory: before the data are simulated, and again with
+  // the length of --data once it is read (memory_preflight.hpp). Collective.
+  const auto check_memory = [&](long long data_steps) {
+    FilterMemory need;
+    need.particles = static_cast<std::uint64_t>(particles);
+    need.filter_ranks = ranks / static_cast<int>(chains);
+    need.state_dim = initial_model->state_dim();
+    need.obs_dim = initial_model->obs_dim();
+    need.steps = static_cast<std::uint64_t>(data_steps);
+    need.simulated = data.empty();
+    need.state_dim_source = model_parameters.where_integer(need.state_dim);
+    check_filter_memory<typename ExecutionSpace::memory_space>(comm, need);
+  };
+  const int simulated_steps = steps > 0 ? static_cast<int>(steps) : kDefaultSimulatedSteps;
+  check_memory(data.empty() ? simulated_steps : 0);
+  run_collectively(comm, [&] {
+    if (data.empty())
+      y = simulate<Model, ExecutionSpace>(*initial_model, simulated_steps, settings.chain.seed).observations;
+    else
+      y = pmmh_observations(*this, initial_model->obs_dim());
+  });
+  if (!data.empty()) check_memory(y.steps);
   const FilterOptions options = pmmh_filter_options(*this);
   return run_pmmh_chains(*this, comm, settings, ExecutionSpace::name(), [&](MPI_Comm chain_comm) {
     return inference::filter_log_likelihood<ExecutionSpace>(chain_comm, model_at, y, options);

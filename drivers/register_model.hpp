@@ -51,9 +51,11 @@ void register_model(std::string summary, Build build) {
   using Params = typename register_detail::ArgumentOf<decltype(&Build::operator())>::type;
   using Model = std::decay_t<std::invoke_result_t<Build&, const Params&>>;
   auto make = [build](const ModelParameters& given) -> Model {
-    const Params params = given.read<Params>();
-    params.validate();
-    return build(params);
+    return given.located(Params::model, [&] {
+      const Params params = given.read<Params>();
+      params.validate();
+      return build(params);
+    });
   };
   ModelEntry entry;
   entry.name = Params::model;

@@ -3,8 +3,13 @@
 //
 // A command declares each setting once (key, kind, range, the CLI11 option of the same setting);
 // apply() then checks every key of the file: unknown keys, values of the wrong type and values out
-// of range are errors "FILE:LINE: key: expected ..., got ...". Keys under a pass-through table (e.g.
-// `[parameters]`, the model's parameters) are handed back to the caller unchecked.
+// of range are errors "FILE:LINE: key: expected ..., got ...", also when the command line gives the
+// setting too (the flag wins, but the file is still wrong). Keys under a pass-through table (e.g.
+// `[parameters]`, the model's parameters) are handed back to the caller unchecked. An integer's
+// lower bound is checked on the command line as well ("--particles: 0 is not valid; expected an
+// integer >= 1"), so that the bound is declared once. Every value apply() sets is recorded with its
+// file and line (record_value_origin, drivers/field_flags.hpp), so that a later error about the
+// setting names the line rather than a flag that was never given.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -38,10 +43,11 @@ class ConfigBindings {
   bool binds(const std::string& key) const;
 
  private:
+  // `set` checks a value of the file (throwing "FILE:LINE: key: ...") and stores it when `store`.
   struct Binding {
     std::string key;
     CLI::Option* option;
-    std::function<void(const config::TomlDocument&, const config::TomlValue&)> set;
+    std::function<void(const config::TomlDocument&, const config::TomlValue&, bool store)> set;
   };
   std::vector<Binding> bindings_;
 };

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "drivers/collective.hpp"
+#include "drivers/field_flags.hpp"
 #include "drivers/model_registry.hpp"
 #include "drivers/shared_options.hpp"
 #include "base/core/error.hpp"
@@ -37,7 +38,7 @@ int SimulateCommand::run(MPI_Comm comm) {
       }
       model_parameters = ModelParameters(config_keys.apply(relevant, "parameters"), config_document.get());
     }
-    if (output.empty()) throw Error("--output: required (a .csv, .h5 or .hdf5 file)");
+    if (output.empty()) throw Error(input_name("output") + ": required (a .csv, .h5 or .hdf5 file)");
   });
   return find_model(model).simulate(*this, comm);
 }

@@ -6,15 +6,16 @@
 # (replay: build-sanitize/tests/fuzz/fuzz_<target> FILE; keep it as a regression test:
 # cp FILE tests/fuzz/regressions/<target>/ once the reader is fixed).
 #
-#   scripts/fuzz.sh [TARGET...]        default: config csv checkpoint checkpoint_structured (what CI runs);
-#                                      checkpoint: raw bytes, stopped by the seal before HDF5 parses
-#                                      them (tests/fuzz/hdf5-findings/README.md)
+#   scripts/fuzz.sh [TARGET...]        default: config csv checkpoint checkpoint_structured
+#                                      pmmh_checkpoint pmmh_checkpoint_structured (what CI runs);
+#                                      checkpoint, pmmh_checkpoint: raw bytes, stopped by the seal
+#                                      before HDF5 parses them (tests/fuzz/hdf5-findings/README.md)
 #   RSMC_FUZZ_SECONDS=600 scripts/fuzz.sh csv      longer runs (default 60 s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${RSMC_FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config csv checkpoint checkpoint_structured)
+[ ${#targets[@]} -gt 0 ] || targets=(config csv checkpoint checkpoint_structured pmmh_checkpoint pmmh_checkpoint_structured)
 
 bash scripts/build-sanitize.sh rsmc_fuzzers
 # shellcheck source=/dev/null

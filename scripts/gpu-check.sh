@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# gpu-check.sh: the one call that checks rsmc on a lent GPU. It runs from the unpacked GPU kit
-# (scripts/gpu-kit.sh packs this file as <kit>/gpu-check.sh beside bin/, lib/ and expected/) on a bare
-# x86-64 machine that has only an NVIDIA driver, and writes under --out:
+# gpu-check.sh: the one call that checks and measures rsmc on a lent GPU. It runs from the unpacked
+# GPU kit (scripts/gpu-kit.sh packs this file as <kit>/gpu-check.sh beside bin/, lib/ and expected/)
+# on a bare x86-64 machine that has only an NVIDIA driver. Every result goes into one folder,
+# gpu-DATE-CARD/ (the coordinator copies it to bench/results/), packed at the end as ONE file
+# --out/gpu-DATE-CARD.tgz (the device tool brings back a few files, not a tree); --out also gets
+# gpu-check.log and gpu-check.json to read at once. The folder holds:
 #   gpu-check.log        everything the steps printed (tails of long outputs)
 #   gpu-check.json       date, device, driver, kit, each step's status and seconds, each comparison
 #   compare.tsv          one line per host-vs-GPU comparison: run, ranks, device, result, seconds
-#   bench-kernels.jsonl  `rsmc bench kernels` JSON lines
+#   bench-kernels.jsonl  `rsmc bench kernels` JSON lines (alias PSA / PSA+ / the mask sweep on the
+#                        device against a device copy of the table, the butterfly's shared column
+#                        and the lane table it replaced, host kernels)
 #   bench-e2e.jsonl      `rsmc bench e2e` JSON lines (SV and linear Gaussian at N = 1e6, 1e7, 1e8)
+#   profile-sv-1e8.csv, profile-summary.txt   Nsight Compute's time per kernel of one SV step at 1e8
+#   butterfly-probe.tsv  the largest N that `rsmc filter --local-sampler butterfly` runs with
+#   summary.txt          the numbers the issues ask for, read from the files above
+#   logs/                the runs' outputs (comparisons that failed, every bench and probe step)
 # Steps: nvidia-smi; the host-vs-GPU comparison (every run of expected/runs.txt, rsmc filter, and of
 # expected/commands.txt, rsmc pmmh and simulate, on every rank count of expected/ranks, with the kit's
 # rsmc on both of its devices, --device cuda and --device host (the same binary's host
 # instantiation), each compared byte for byte with the host build's reference file through
 # h5_datasets_equal, /resampling_traffic ignored as in scripts/compare-outputs.sh; every differing
-# dataset is listed in the log; at most 180 s); the CUDA test executables (exit 77 = skipped: no
-# usable GPU); the benchmarks. A failing, crashing or differing step is recorded and the script goes on. Each
+# dataset is listed in the log; at most 110 s); the CUDA test executables (exit 77 = skipped: no
+# usable GPU); the measurements of the table MEASUREMENTS below (one line each: adding a benchmark
+# row, e.g. a G x N shape of grouped filters, is a one-line change there); the profile; the
+# butterfly probe. A failing, crashing or differing step is recorded and the script goes on. Each
 # step runs under `timeout`, cut to what is left of --budget, so the whole script ends within it.
 #
 #   gpu-check.sh [--dry-run] [--out DIR] [--jobs N] [--budget SECONDS] [--rsmc PATH]
@@ -23,7 +34,7 @@
 #               identical (this proves the script's logic); CUDA tests report skipped; tiny benches
 #   --out DIR   where the files go (default: $OUT if set, else ./gpu-check-out)
 #   --jobs N    comparison runs at once, sharing the GPU (default 4)
-#   --budget S  seconds the whole script may take (default 400)
+#   --budget S  seconds the whole script may take (default 290; --dry-run: 600, on a slow shared CPU)
 #   --rsmc PATH the rsmc to compare (default: the kit's bin/rsmc; --dry-run: the reference)
 # Exit status: 0 when every step passed (a skipped CUDA test passes only in --dry-run), 1 otherwise.
 set -uo pipefail
@@ -31,7 +42,7 @@ kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
 
-dry_run=0 out=${OUT:-./gpu-check-out} jobs=4 budget=400 rsmc=
+dry_run=0 out=${OUT:-./gpu-check-out} jobs=4 budget= rsmc=
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry_run=1 ;;
@@ -45,6 +56,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs' is not a positive integer"
+[ -n "$budget" ] || budget=$([ "$dry_run" = 1 ] && echo 600 || echo 290)
 [[ $budget =~ ^[1-9][0-9]*$ ]] || die "--budget '$budget' is not a positive integer"
 [ -f "$kit/expected/runs.txt" ] || die "$kit is not an unpacked GPU kit (no expected/runs.txt)"
 if [ -z "$rsmc" ]; then
@@ -57,9 +69,11 @@ devices=(cuda host)
 [ -x "$rsmc" ] || die "rsmc '$rsmc' is not an executable (--dry-run: pass the host build's with --rsmc)"
 mkdir -p "$out" || die "cannot create --out '$out'"
 out=$(cd "$out" && pwd)
-log=$out/gpu-check.log
-: > "$log"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+res=$work/results  # renamed gpu-DATE-CARD when packed
+mkdir -p "$res/logs"
+log=$res/gpu-check.log
+: > "$log"
 deadline=$((SECONDS + budget))
 
 # The kit's libraries only for the kit's programs: system tools (nvidia-smi, timeout) keep their own.
@@ -141,6 +155,7 @@ step_cuda_tests() {
     (($(left) > 0)) || { record "cuda/$t" fail 0 "not run: time budget spent"; continue; }
     timed "$(left 60)" "$work/$t.txt" "${kit_env[@]}" ${cuda_stub_env[@]+"${cuda_stub_env[@]}"} "$kit/bin/$t"
     tail -n 30 "$work/$t.txt" | sed "s/^/  [$t] /" >> "$log"
+    cp "$work/$t.txt" "$res/logs/"
     case $rc in
       0) status=pass ;;
       77) status=$([ "$dry_run" = 1 ] && echo skip || echo fail) ;;  # a GPU machine must not skip
@@ -207,7 +222,7 @@ first_lines() {
 }
 step_compare() {
   local tag argline p args t0=$SECONDS stop dev
-  stop=$((SECONDS + $(left 180)))
+  stop=$((SECONDS + $(left $([ "$dry_run" = 1 ] && echo 300 || echo 110))))
   mkdir -p "$work/cmp"
   while IFS=$'\t' read -r tag argline; do
     read -r -a args <<< "${argline//@INPUTS@/$kit/expected}"
@@ -223,7 +238,7 @@ step_compare() {
     done
   done < <(comparison_table)
   wait
-  cat "$work"/cmp/*.result | sort > "$out/compare.tsv"
+  cat "$work"/cmp/*.result | sort > "$res/compare.tsv"
   local f
   for f in "$work"/cmp/*.result; do
     case $(cut -f4 "$f") in
@@ -235,42 +250,173 @@ step_compare() {
       not-run) ;;
       *) say "  $(cut -f4 "$f" | tr a-z A-Z) $(basename "$f" .result): $(first_lines "${f%.result}.h5.log")" ;;
     esac
+    [ "$(cut -f4 "$f")" = identical ] || cp "${f%.result}".h5.log "${f%.result}".h5.cmp "$res/logs/" 2> /dev/null
   done
   local total identical
-  total=$(wc -l < "$out/compare.tsv")
-  identical=$(cut -f4 "$out/compare.tsv" | grep -c '^identical$')
+  total=$(wc -l < "$res/compare.tsv")
+  identical=$(cut -f4 "$res/compare.tsv" | grep -c '^identical$')
   local counts
-  counts=$(cut -f4 "$out/compare.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+  counts=$(cut -f4 "$res/compare.tsv" | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
   record compare "$([ "$total" -gt 0 ] && [ "$identical" = "$total" ] && echo pass || echo fail)" \
     $((SECONDS - t0)) "$total runs: $counts"
 }
 
-step_bench() { # step_bench NAME OUTFILE LIMIT ARGS...
-  local name=$1 file=$2 limit=$3
-  shift 3
-  (($(left) > 5)) || { record "$name" fail 0 "not run: time budget spent"; return; }
-  timed "$(left "$limit")" "$work/$name.out" "${mpirun[@]}" -n 1 "$rsmc" bench "$@"
-  grep '^{' "$work/$name.out" >> "$file"
-  grep -v '^{' "$work/$name.out" | tail -n 20 | sed "s/^/  [$name] /" >> "$log"
-  local lines
-  lines=$(grep -c '^{' "$work/$name.out")
-  record "$name" "$([ "$rc" = 0 ] && [ "$lines" -gt 0 ] && echo pass || echo fail)" "$took" "exit $rc, $lines JSON lines"
+# MEASUREMENTS: one line per step: its name, the file its JSON lines go to (in the results folder),
+# its time limit in seconds, and the `rsmc` arguments. {N6} {N7} {N8} stand for 1e6, 1e7, 1e8 (in
+# --dry-run: 1e3, 2e3, 4e3), {REPEATS} for 3 (1), {KREPEATS} for 5 (1). bench e2e runs the engine
+# resampling every step with the systematic scheme and the search sampler (the fastest on a GPU), on
+# one rank. Lines starting with # are skipped: to add a row, e.g. for grouped filters (issue 33),
+# write one line such as
+#   e2e-sv-4096x1024  bench-e2e.jsonl  60  bench e2e --models stochastic_volatility --groups 4096 --particles 1024 ...
+measurements() {
+  cat << 'TABLE'
+kernels-device	bench-kernels.jsonl	60	bench kernels --sizes {N7} --weights uniform,power-law --kernels alias-psa-device,alias-psa-plus-device,alias-psa-masks-device,alias-psa-plus,butterfly-device,butterfly-lanes-device --repeats {KREPEATS}
+kernels-device-g4096	bench-kernels.jsonl	40	bench kernels --sizes {N7} --weights uniform,power-law --kernels alias-psa-plus-device,alias-psa-plus --greedy-items 4096 --repeats {KREPEATS}
+e2e-1e6	bench-e2e.jsonl	60	bench e2e --models stochastic_volatility,linear_gaussian --particles {N6} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
+e2e-1e7	bench-e2e.jsonl	60	bench e2e --models stochastic_volatility,linear_gaussian --particles {N7} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
+e2e-1e8	bench-e2e.jsonl	90	bench e2e --models stochastic_volatility,linear_gaussian --particles {N8} --implementations rsmc --steps 10 --repeats {REPEATS} --max-work 1e11
+kernels-host	bench-kernels.jsonl	40	bench kernels --sizes 1e5,{N6} --weights power-law --kernels binary-search,forest,butterfly,butterfly-column,alias-psa,alias-sectioned --repeats {REPEATS}
+TABLE
 }
 
-step_benches() {
-  : > "$out/bench-kernels.jsonl"
-  : > "$out/bench-e2e.jsonl"
-  local sizes=(1e6 1e7 1e8) kernel_sizes=1e5,1e6 device_sizes=1e7 n repeats=3
-  [ "$dry_run" = 1 ] && sizes=(1e3 1e4) kernel_sizes=1e3 device_sizes=1e4 repeats=1
-  step_bench bench-kernels "$out/bench-kernels.jsonl" 60 kernels --sizes "$kernel_sizes" --weights power-law \
-    --kernels binary-search,forest,butterfly,alias-psa,alias-sectioned,alias-psa-device --repeats 3
-  # The engine's alias table built on the GPU at n = 10^7 (issue 15's target: within 2x the floor).
-  step_bench bench-kernels-device "$out/bench-kernels.jsonl" 60 kernels --sizes "$device_sizes" \
-    --weights uniform,power-law --kernels alias-psa-device --repeats 5
+sizes_for() { # sizes_for ARGS: the table's size tokens replaced
+  local a=$1
+  if [ "$dry_run" = 1 ]; then
+    a=${a//\{N6\}/1e3} a=${a//\{N7\}/2e3} a=${a//\{N8\}/4e3} a=${a//\{REPEATS\}/1} a=${a//\{KREPEATS\}/1}
+  else
+    a=${a//\{N6\}/1e6} a=${a//\{N7\}/1e7} a=${a//\{N8\}/1e8} a=${a//\{REPEATS\}/3} a=${a//\{KREPEATS\}/5}
+  fi
+  echo "$a"
+}
+
+step_measurements() {
+  local name file limit argline args lines
+  : > "$res/bench-kernels.jsonl"
+  : > "$res/bench-e2e.jsonl"
+  while IFS=$'\t' read -r name file limit argline; do
+    [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
+    (($(left) > 5)) || { record "$name" fail 0 "not run: time budget spent"; continue; }
+    read -r -a args <<< "$(sizes_for "$argline")"
+    timed "$(left "$limit")" "$res/logs/$name.out" "${mpirun[@]}" -n 1 "$rsmc" "${args[@]}"
+    grep '^{' "$res/logs/$name.out" >> "$res/$file"
+    grep -v '^{' "$res/logs/$name.out" | grep -v -i -e pmix -e 'dlopen error' | tail -n 20 | sed "s/^/  [$name] /" >> "$log"
+    lines=$(grep -c '^{' "$res/logs/$name.out")
+    record "$name" "$([ "$rc" = 0 ] && [ "$lines" -gt 0 ] && echo pass || echo fail)" "$took" "exit $rc, $lines JSON lines"
+  done < <(measurements)
+}
+
+# The profile: Nsight Compute's time per kernel (one metric, gpu__time_duration: one pass, no
+# replay) of `rsmc filter` for SV at N = 1e8, one step resampling every step (--clock-control none:
+# the card's clocks as they are). Nsight Systems (nsys) is not on these machines (device notes); ncu
+# is, under /opt/nvidia/nsight-compute. Without either the step says so and is skipped.
+step_profile() {
+  local ncu f
+  ncu=$(command -v ncu || true)
+  for f in /opt/nvidia/nsight-compute/*/ncu; do [ -n "$ncu" ] || [ ! -x "$f" ] || ncu=$f; done
+  if [ -z "$ncu" ]; then
+    local nsys
+    nsys=$(command -v nsys || true)
+    record profile "$([ "$dry_run" = 1 ] && echo skip || echo fail)" 0 \
+      "no Nsight Compute (ncu) on this machine$([ -n "$nsys" ] && echo ", nsys at $nsys: not used" || echo ", no nsys either"): no profile"
+    return
+  fi
+  (($(left) > 20)) || { record profile fail 0 "not run: time budget spent"; return; }
+  local particles=1e8
+  [ "$dry_run" = 1 ] && particles=4e3
+  timed "$(left 90)" "$res/profile-sv-1e8.csv" "${mpirun[@]}" -n 1 "$ncu" --clock-control none \
+    --metrics gpu__time_duration.sum --csv --print-units base "$rsmc" filter --model stochastic_volatility \
+    --particles "$particles" --steps 1 --seed 3 --ess-threshold 1 --output "$work/profile.h5" --overwrite --quiet
+  local prc=$rc ptook=$took
+  summarize_profile "$res/profile-sv-1e8.csv" > "$res/profile-summary.txt" 2>&1
+  sed 's/^/  [profile] /' "$res/profile-summary.txt" | head -n 25 >> "$log"
+  record profile "$([ "$prc" = 0 ] && echo pass || echo fail)" "$ptook" "ncu exit $prc: $(head -n 1 "$res/profile-summary.txt")"
+}
+
+summarize_profile() { # the kernels' total time, the top kernels and their shares
+  command -v python3 > /dev/null || { echo "no python3: see the CSV"; return 0; }
+  python3 - "$1" << 'PY'
+import csv, sys, collections
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 10]
+heads = [i for i, r in enumerate(rows) if "Kernel Name" in r and "Metric Value" in r]
+if not heads:
+    print("no kernel rows"); sys.exit()
+head = rows[heads[0]]; k = head.index("Kernel Name"); v = head.index("Metric Value")
+rows = rows[heads[0]:]
+tot = collections.Counter(); cnt = collections.Counter()
+for r in rows[1:]:
+    try: t = float(r[v].replace(",", ""))
+    except ValueError: continue
+    tot[r[k][:110]] += t; cnt[r[k][:110]] += 1
+s = sum(tot.values())
+print(f"{s / 1e6:.3f} ms of GPU time in {sum(cnt.values())} kernel launches (init and one step)")
+for name, t in tot.most_common(20): print(f"{t / 1e6:9.3f} ms {100 * t / s:5.1f}% x{cnt[name]:4d} {name}")
+PY
+}
+
+# The butterfly probe: rsmc filter for SV with --local-sampler butterfly, 2 steps, at growing N until
+# one fails (out of memory); the largest that ran is the card's answer.
+step_butterfly_probe() {
+  local n sizes=(1e8 2e8 3e8 4e8 5e8 6e8) largest=none t0=$SECONDS
+  [ "$dry_run" = 1 ] && sizes=(1e3 2e3)
+  printf 'particles\tresult\tseconds\n' > "$res/butterfly-probe.tsv"
   for n in "${sizes[@]}"; do
-    step_bench "bench-e2e-$n" "$out/bench-e2e.jsonl" 120 e2e --models stochastic_volatility,linear_gaussian \
-      --particles "$n" --implementations rsmc --steps 10 --repeats "$repeats" --max-work 1e11
+    (($(left) > 15)) || break
+    timed "$(left 40)" "$res/logs/butterfly-$n.out" "${mpirun[@]}" -n 1 "$rsmc" filter --model stochastic_volatility \
+      --particles "$n" --steps 2 --seed 5 --ess-threshold 1 --local-sampler butterfly --output "$work/probe.h5" \
+      --overwrite --quiet
+    printf '%s\t%s\t%s\n' "$n" "$([ "$rc" = 0 ] && echo ran || echo "failed ($rc)")" "$took" >> "$res/butterfly-probe.tsv"
+    [ "$rc" = 0 ] || { first_lines "$res/logs/butterfly-$n.out" | sed "s/^/  [butterfly $n] /" >> "$log"; break; }
+    largest=$n
   done
+  record butterfly-probe "$([ "$largest" != none ] && echo pass || echo fail)" $((SECONDS - t0)) \
+    "largest N run with the butterfly sampler: $largest ($(($(wc -l < "$res/butterfly-probe.tsv") - 1)) tried)"
+}
+
+# summary.txt: what the issues ask for, read back from the results (python3; else a note)
+write_summary() {
+  command -v python3 > /dev/null || { echo "no python3 on this machine: read the JSON lines" > "$res/summary.txt"; return; }
+  python3 - "$res" "$device" > "$res/summary.txt" 2>&1 << 'PY'
+import json, os, sys
+res, device = sys.argv[1], sys.argv[2]
+def lines(name):
+    path = os.path.join(res, name)
+    if not os.path.exists(path): return []
+    out = []
+    for l in open(path):
+        try: out.append(json.loads(l))
+        except ValueError: pass
+    return out
+print(f"device: {device}")
+cmp = [l.split("\t") for l in open(os.path.join(res, "compare.tsv")) if l.strip()] if os.path.exists(os.path.join(res, "compare.tsv")) else []
+same = sum(1 for c in cmp if len(c) > 3 and c[3] == "identical")
+print(f"host = GPU: {same} of {len(cmp)} comparisons identical")
+print("\nbench e2e (particle-steps/s; phase shares where reported):")
+for r in lines("bench-e2e.jsonl"):
+    if r.get("skipped"): continue
+    rate = r.get("particle_steps_per_s")
+    shares = ", ".join(f"{k[6:]} {v:.0%}" for k, v in r.items() if k.startswith("phase_") and isinstance(v, float))
+    extra = "".join(f", {k} {r[k]}" for k in ("groups",) if k in r)
+    print(f"  {r.get('model')} N = {r.get('particles')}{extra}: {rate:.3g} ({shares})"
+          if isinstance(rate, float) else f"  {r.get('model')} N = {r.get('particles')}: {rate}")
+print("\nbench kernels (device builds: time / device copy of the table; butterfly: table bytes per item):")
+hashes = {}
+for r in lines("bench-kernels.jsonl"):
+    if r.get("skipped"):
+        print(f"  {r['kernel']} n = {r['n']} {r['weights']}: skipped ({r.get('reason')})"); continue
+    if r.get("table_hash"): hashes[(r["kernel"], r["n"], r["weights"], r.get("greedy_items"))] = r["table_hash"]
+    if r["kernel"].endswith("-device"):
+        extra = f", {r['layout']}, greedy rows {r['greedy_rows']}" if r.get("layout") else ""
+        extra += f", greedy sections of {r['greedy_items']}" if r.get("greedy_items") else ""
+        print(f"  {r['kernel']} n = {r['n']} {r['weights']}: {r['seconds_median'] * 1e3:.3f} ms, "
+              f"{r['kernel_to_copy_ratio']:.1f}x the copy, {r['table_bytes_per_item']:.1f} bytes/item{extra}")
+for (k, n, w, g), h in sorted(hashes.items(), key=str):
+    if k == "alias-psa-plus-device":
+        host = hashes.get(("alias-psa-plus", n, w, g))
+        print(f"  PSA+ table n = {n} {w} greedy {g}: device {h}, host {host}: {'identical' if h == host else 'DIFFERENT'}")
+    if k == "alias-psa-device":
+        masks = hashes.get(("alias-psa-masks-device", n, w, g))
+        print(f"  PSA table n = {n} {w}: lists {h}, masks {masks}: {'identical' if h == masks else 'DIFFERENT'}")
+PY
 }
 
 write_json() {
@@ -293,18 +439,21 @@ write_json() {
       printf '%s{"run":"%s","ranks":%s,"device":"%s","result":"%s","seconds":%s}' "$sep" "$tag" "$p" "$dev" "$result" \
         "$seconds"
       sep=,
-    done < "$out/compare.tsv"
+    done < "$res/compare.tsv"
     printf ']}\n'
-  } > "$out/gpu-check.json"
+  } > "$res/gpu-check.json"
 }
 
 say "gpu-check: kit $kit, rsmc $rsmc, dry run $dry_run, budget ${budget}s, out $out ($(date -u +%FT%TZ))"
-: > "$out/compare.tsv"
+: > "$res/compare.tsv"
 step_gpu
 step_compare  # first: what the check is for
 step_cuda_tests
-step_benches
+step_measurements
+step_profile
+step_butterfly_probe
 write_json
+write_summary
 say ""
 say "$(printf '%-28s %-6s %6s  %s' step status secs detail)"
 failed=0
@@ -312,6 +461,14 @@ for i in "${!step_names[@]}"; do
   say "$(printf '%-28s %-6s %6s  %s' "${step_names[i]}" "${step_status[i]}" "${step_seconds[i]}" "${step_detail[i]:0:90}")"
   [ "${step_status[i]}" = fail ] && failed=$((failed + 1))
 done
-say "gpu-check: $failed failed step(s) in ${SECONDS}s; files in $out$([ "$failed" = 0 ] || echo " (work files in $work)")"
+card=$(printf '%s' "${device:-none}" | tr -c 'A-Za-z0-9' '-' | tr -s '-' | sed 's/^-//; s/-$//')
+[ "$dry_run" = 1 ] && card=dry-run
+name=gpu-$(date -u +%F)-$card
+say "gpu-check: $failed failed step(s) in ${SECONDS}s; results in $out/$name.tgz (folder $name/)"
+cp "$res/gpu-check.json" "$res/summary.txt" "$out/" 2> /dev/null
+mv "$res" "$work/$name"
+tar -czf "$out/$name.tgz" -C "$work" "$name"
+cp "$work/$name/gpu-check.log" "$out/"
+# The work files (comparison outputs) stay for a look when something failed.
 [ "$failed" = 0 ] && rm -rf "$work"
 exit $((failed > 0))

@@ -241,8 +241,9 @@ rsmc GPU kit (packed by scripts/gpu-kit.sh; see docs/gpu.md in the rsmc reposito
 Run on a GPU machine, from anywhere:
     bash <kit>/gpu-check.sh --out DIR        (--help for the options)
 It needs only an NVIDIA driver (libcuda) and glibc: OpenMPI, HDF5, the C++ runtime and CUDA's runtime
-come with the kit (OPAL_PREFIX=<kit> relocates OpenMPI; gpu-check.sh sets it). It writes
-gpu-check.log, gpu-check.json, compare.tsv, bench-kernels.jsonl and bench-e2e.jsonl under DIR.
+come with the kit (OPAL_PREFIX=<kit> relocates OpenMPI; gpu-check.sh sets it). Within 5 minutes it
+checks host = GPU, runs the CUDA tests, the benchmarks, a profile and the butterfly probe, and packs
+every result into DIR/gpu-DATE-CARD.tgz (beside it: gpu-check.log, gpu-check.json, summary.txt).
 
 bin/       rsmc (Kokkos Serial + CUDA), h5_datasets_equal, the CUDA tests, orterun, orted
 lib/       the shared libraries they need (not libcuda, not glibc)

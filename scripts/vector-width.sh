@@ -9,12 +9,15 @@
 # The native build is built for this CPU, so it stands in for the highest level this CPU has (x86-64-v4
 # on an AVX-512 CPU, else x86-64-v3): only the other level is built, the `rsmc` target against the
 # Kokkos 4.6 OpenMP install of scripts/build-kokkos4.sh openmp, in build-arch-<level>/
-# (RSMC_TARGET_ARCH=<level>). ALL_LEVELS=1 builds both levels anyway.
+# (RSMC_TARGET_ARCH=<level>), and only when this CPU can run it: a binary that cannot run here checks
+# nothing but compilation, which stage 1's native build and stage 2's baseline build already do, and
+# it cost CI a whole `rsmc` build (961 s behind stage 1, 2026-11-26). ALL_LEVELS=1 builds both levels
+# anyway, a level this CPU lacks included.
 # each on 1 and 3 ranks, 1 OpenMP thread, for stochastic_volatility, linear_gaussian, lorenz96 and
 # sir_epidemic x 4 resampling schemes (scripts/filter-runs.sh's quick set; 997 particles, 12 steps:
 # a bitwise check, not statistics). A level whose instructions this CPU lacks (/proc/cpuinfo) is
-# built, so that it keeps compiling, and its runs are skipped, saying so; it is never counted as
-# compared. Fails when any run differs or fails, or when BASELINE_RSMC's build is not a baseline one.
+# skipped, saying so (built first under ALL_LEVELS=1); it is never counted as compared.
+# Fails when any run differs or fails, or when BASELINE_RSMC's build is not a baseline one.
 #
 #   scripts/vector-width.sh [--build-only] [BASELINE_RSMC [NATIVE_RSMC]]
 #   --build-only   builds the levels and compares nothing (scripts/test.sh builds ahead of its stages)
@@ -64,10 +67,17 @@ native_level=""
 if [ "$(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH)" = native ]; then
   for level in "${levels[@]}"; do [ -n "$(missing_cpu_flags "$level")" ] || native_level=$level; done
 fi
+skipped=()
 variants=("native ($(cache_value "$(dirname "$native")/.." RSMC_TARGET_ARCH), ${native_march:-?} here${native_level:+, the $native_level build})|$native")
 for level in "${levels[@]}"; do
   if [ "$level" = "$native_level" ] && [ "${ALL_LEVELS:-0}" != 1 ]; then
     echo "vector-width: $level not built again: the native build runs this CPU's $level instructions"
+    continue
+  fi
+  lacks=$(missing_cpu_flags "$level")
+  if [ -n "$lacks" ] && [ "${ALL_LEVELS:-0}" != 1 ]; then
+    $build_only || echo "vector-width: $level not built, runs SKIPPED: this CPU lacks $lacks (/proc/cpuinfo; ALL_LEVELS=1 builds it)"
+    $build_only || skipped+=("$level")
     continue
   fi
   RSMC_BUILD_DIR=build-arch-$level RSMC_CMAKE_ARGS="${RSMC_CMAKE_ARGS:-} -DRSMC_TARGET_ARCH=$level -DRSMC_BUILD_TESTS=OFF" \
@@ -76,7 +86,7 @@ for level in "${levels[@]}"; do
 done
 $build_only && exit 0
 
-compared=() skipped=() failed=()
+compared=() failed=()
 for v in "${variants[@]}"; do
   name=${v%%|*} bin=${v#*|} lacks=""
   [ -z "${level_cpu_flags[$name]+set}" ] || lacks=$(missing_cpu_flags "$name")

@@ -102,13 +102,23 @@ class FieldError : public Error {
   std::string expectation_;
 };
 
+// `text` for a message: itself when short, else its start and its length, so that a megabyte of
+// input never becomes a megabyte of error line ("aaaaaaaa... (1048576 bytes)"). Never cuts inside a
+// UTF-8 sequence.
+inline std::string excerpt(const std::string& text, std::size_t limit = 80) {
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit > 24 ? limit - 24 : limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 // `value` is none of the names a `field` of this `kind` can take ("scheme: unknown scheme 'bogus';
 // expected multinomial, stratified, systematic or residual").
 inline FieldError unknown_choice(const std::string& field, const std::string& value, const std::string& kind,
                                  const std::string& choices) {
   return FieldError(field, value,
-                    FieldError::Template{"{" + field + "}: unknown " + kind + " '" + FieldError::literal(value) +
-                                         "'; expected " + choices},
+                    FieldError::Template{"{" + field + "}: unknown " + kind + " '" +
+                                         FieldError::literal(excerpt(value)) + "'; expected " + choices},
                     choices);
 }
 

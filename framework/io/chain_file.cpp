@@ -11,6 +11,7 @@
 #include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_util.hpp"
+#include "framework/io/sealed_file.hpp"
 
 namespace rsmc {
 namespace {
@@ -85,16 +86,19 @@ void ChainOutput::check_shapes(const std::string& what) const {
   require("state_integers", state_integers.size(), C * state_integer_names.size());
 }
 
-void write_chain_file(const std::string& path, const ChainOutput& o, const ResultAttributes& attributes,
-                      bool overwrite) {
-  const std::string what = "output file '" + path + "'";
+void write_chain_file(const std::string& path, const ChainOutput& o, const ResultAttributes& attributes, bool overwrite,
+                      ChainFileKind kind) {
+  const bool checkpoint = kind == ChainFileKind::checkpoint;
+  const std::string what = (checkpoint ? "checkpoint '" : "output file '") + path + "'";
   o.check_shapes(what);
+  if (checkpoint && o.state_real_names.empty())
+    throw Error(what + ": internal error: a checkpoint without chain states");
   const hsize_t C = static_cast<hsize_t>(o.chains), K = o.kept(), d = static_cast<hsize_t>(o.dimension());
   const hsize_t A = o.covariance_iteration.size();
   SilenceHdf5Errors silence;
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
-    Hid file(create_output_file(tmp, fail), H5Fclose);
+    Hid file(create_output_file(tmp, fail, checkpoint), H5Fclose);
     const hid_t f = file.get();
     write(f, "iteration", {K}, o.iteration, fail);
     write(f, "theta", {C, K, d}, o.theta, fail);
@@ -120,12 +124,15 @@ void write_chain_file(const std::string& path, const ChainOutput& o, const Resul
     }
     write_attributes(f, all, fail);
     write_attributes(f, attributes, fail);
-    if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
+    save_output_file(file, tmp, fail);
+    if (checkpoint) seal_file(MPI_COMM_SELF, tmp, SealedKind::pmmh_checkpoint, fail);
   });
 }
 
-ChainOutput read_chain_file(const std::string& path) {
-  const std::string what = "chain file '" + path + "'";
+namespace {
+
+// The datasets and names of a chain file whose seal, if it has one, has been checked.
+ChainOutput read_chain_datasets(const std::string& path, const std::string& what) {
   ChainOutput o;
   for (const auto& [key, value] : read_result_attributes(path).text) {
     if (key == "parameter_names") o.parameter_names = split(value, ',');
@@ -156,6 +163,25 @@ ChainOutput read_chain_file(const std::string& path) {
     read(f, what, "state_reals", {C, o.state_real_names.size()}, o.state_reals);
     read(f, what, "state_integers", {C, o.state_integer_names.size()}, o.state_integers);
   }
+  if (o.state_real_names.size() > 1u << 20 || o.state_integer_names.size() > 1u << 20)
+    throw Error(what + ": implausibly many chain state entries (damaged?)");
+  return o;
+}
+
+}  // namespace
+
+ChainOutput read_chain_file(const std::string& path) {
+  const std::string what = "chain file '" + path + "'";
+  if (file_start(path) == FileStart::sealed_pmmh_checkpoint)
+    verify_sealed_file(MPI_COMM_SELF, path, SealedKind::pmmh_checkpoint, what);
+  return read_chain_datasets(path, what);
+}
+
+ChainOutput read_chain_checkpoint(const std::string& path, const std::string& what) {
+  verify_sealed_file(MPI_COMM_SELF, path, SealedKind::pmmh_checkpoint, what);
+  ChainOutput o = read_chain_datasets(path, what);
+  if (o.state_real_names.empty() || o.state_integer_names.empty())
+    throw Error(what + ": holds no chain states; expected a checkpoint of rsmc pmmh");
   return o;
 }
 

@@ -18,7 +18,9 @@
 //   /counters                  (C x 6)        uint64   accepted, rejected, non_finite, outside_support,
 //                                                      adaptations, adaptation_failures (all iterations,
 //                                                      burn-in included)
-// A checkpoint of a stopped run is the same file holding the draws so far, plus each chain's state
+// A checkpoint of a stopped run is the same file holding the draws so far, sealed like a filter
+// checkpoint (a SHA-256 digest of all its bytes in the user block, checked before HDF5 parses the
+// file: framework/io/sealed_file.hpp, kind "pmmh checkpoint"), plus each chain's state
 // (framework/inference/chain_state.hpp's record, bit for bit):
 //   /state_reals               (C x R)        float64  the record's reals, named by the attribute
 //                                                      state_real_names (one name per line)
@@ -67,12 +69,22 @@ struct ChainOutput {
   void check_shapes(const std::string& what) const;
 };
 
-// Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`;
-// on failure nothing changes at `path` and an rsmc::Error is thrown.
-void write_chain_file(const std::string& path, const ChainOutput& output, const ResultAttributes& attributes,
-                      bool overwrite);
+// What a chain file is: the output of a finished run, or the checkpoint of a stopped one (sealed).
+enum class ChainFileKind { output, checkpoint };
 
-// Reads the datasets and parameter names back; throws rsmc::Error naming the file and dataset.
+// Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`;
+// on failure nothing changes at `path` and an rsmc::Error is thrown. A checkpoint must hold the
+// chains' states and is sealed before it is moved into place.
+void write_chain_file(const std::string& path, const ChainOutput& output, const ResultAttributes& attributes,
+                      bool overwrite, ChainFileKind kind = ChainFileKind::output);
+
+// Reads the datasets and parameter names back; throws rsmc::Error naming the file and dataset. A
+// sealed file (a checkpoint) is verified first.
 ChainOutput read_chain_file(const std::string& path);
+
+// Reads a pmmh checkpoint for a restart: refuses, with rsmc::Error starting with `what`, a file
+// that is not a complete sealed pmmh checkpoint (unsealed, damaged, truncated, another kind) or
+// holds no chain states, before HDF5 parses any of it.
+ChainOutput read_chain_checkpoint(const std::string& path, const std::string& what);
 
 }  // namespace rsmc

@@ -154,13 +154,10 @@ Target target_of(MPI_Comm comm, const std::string& path) {
   return t;
 }
 
-// Removes the temporary files of earlier writes of the same checkpoint that were killed
-// (".<name>.tmp.<pid>" of any pid).
+// Removes the temporary files of earlier writes of the same checkpoint whose writers were killed
+// (".<name>.tmp.<host>.<pid>" of a process that is gone: abandoned_temporary, never a live run's).
 void remove_leftovers(const Target& t) {
-  const std::string prefix = "." + std::filesystem::path(t.path).filename().string() + ".tmp";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(t.dir, ec))
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
+  remove_abandoned_temporaries(t.dir, "." + std::filesystem::path(t.path).filename().string() + ".tmp.");
 }
 
 // Rank 0's error (or ""): the directory is missing, not writable, or has no room for the file.

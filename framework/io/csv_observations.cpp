@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -114,10 +115,41 @@ std::string quoted(const std::string& s) {
   return "'" + head + "...'";
 }
 
+// Refuses text that is not ASCII or UTF-8 as far as a CSV reader can tell: UTF-16 (a byte-order mark,
+// or NUL bytes, which every ASCII character has in UTF-16) and other binary data. A NUL byte would
+// also end the error messages that quote a field.
+void refuse_binary_text(const std::string& path, const std::string& text) {
+  const auto starts_with = [&text](const char* mark) { return text.compare(0, 2, mark) == 0; };
+  if (starts_with("\xFF\xFE") || starts_with("\xFE\xFF"))
+    throw Error(where(path) + ": is UTF-16 text (it starts with the byte-order mark " +
+                (starts_with("\xFF\xFE") ? "FF FE" : "FE FF") +
+                "); expected ASCII or UTF-8 text: save it as UTF-8 (\"CSV UTF-8\" in a spreadsheet)");
+  const std::size_t nul = text.find('\0');
+  if (nul == std::string::npos) return;
+  long line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < nul; ++i)
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+      ++line;
+      line_start = i + 1;
+    }
+  throw Error(where(path, line) + ": a NUL byte at column " + std::to_string(nul - line_start + 1) +
+              "; expected text (UTF-16 without a byte-order mark, or binary data? save it as UTF-8 text)");
+}
+
+// The end of the line that starts at `pos` and where the next one starts: lines end with LF, CR LF
+// or a lone CR (old Mac files, some exports).
+std::size_t line_end(const std::string& text, std::size_t pos, std::size_t& next) {
+  const std::size_t eol = std::min(text.find_first_of("\r\n", pos), text.size());
+  next = eol + (eol + 1 < text.size() && text[eol] == '\r' && text[eol + 1] == '\n' ? 2 : 1);
+  return eol;
+}
+
 }  // namespace
 
 Observations read_observations_csv(const std::string& path) {
   std::string text = read_whole_file(path);
+  refuse_binary_text(path, text);
   std::size_t pos = 0;
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos = 3;  // UTF-8 byte-order mark (spreadsheets)
 
@@ -128,10 +160,10 @@ Observations read_observations_csv(const std::string& path) {
   const double missing = std::numeric_limits<double>::quiet_NaN();
 
   while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
+    std::size_t next = 0;
+    const std::size_t eol = line_end(text, pos, next);
     const std::string line = trim(text.substr(pos, eol - pos));
-    pos = eol + 1;
+    pos = next;
     ++line_number;
     if (line.empty() || line[0] == '#') continue;
 

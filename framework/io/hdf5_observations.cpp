@@ -150,8 +150,7 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
   write_atomically(path, overwrite, [&](const std::string& tmp) {
     const std::string fail = what + ": cannot write the temporary file '" + tmp + "'";
     Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);  // no timestamps in the file
-    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.valid()) throw Error(fail + " (cannot create it)");
+    Hid file(create_file_in_memory(tmp, fcpl.valid() ? fcpl.get() : H5P_DEFAULT, fail), H5Fclose);
     // A T x m float64 dataset with the 64-bit integer attribute "columns" = m.
     auto write_series = [&](const char* name, const Observations& series) {
       const hsize_t dims[2] = {static_cast<hsize_t>(series.steps), static_cast<hsize_t>(series.dim)};
@@ -175,7 +174,7 @@ void write_observations_hdf5(const std::string& path, const Observations& obs, b
     write_series("observations", obs);
     if (states != nullptr) write_series("state", *states);
     if (!model.empty()) io_detail::write_attributes(file.get(), ResultAttributes{{{"model", model}}, {}, {}}, fail);
-    if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
+    save_output_file(file, tmp, fail);
   });
 }
 

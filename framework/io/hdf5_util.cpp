@@ -1,6 +1,8 @@
 #include "framework/io/hdf5_util.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "base/core/error.hpp"
 #include "framework/io/result_file.hpp"
+#include "framework/io/sealed_file.hpp"
 
 namespace rsmc {
 namespace io_detail {
@@ -77,13 +80,53 @@ void write_attribute(hid_t location, const std::string& name, hid_t file_type, h
     throw Error(fail + " (cannot write attribute '" + name + "')");
 }
 
-hid_t create_output_file(const std::string& path, const std::string& fail) {
-  Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
-  if (!fcpl.valid()) throw Error(fail);
-  H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
+hid_t create_file_in_memory(const std::string& path, hid_t fcpl, const std::string& fail) {
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // Grows in 1 MiB steps; no backing store: nothing of it reaches the disk but save_output_file's write.
+  if (!fapl.valid() || H5Pset_fapl_core(fapl.get(), std::size_t{1} << 20, 0) < 0)
+    throw Error(fail + " (cannot set up HDF5's in-memory driver)");
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl.get());
   if (file < 0) throw Error(fail + " (cannot create it)");
   return file;
+}
+
+hid_t create_output_file(const std::string& path, const std::string& fail, bool sealable) {
+  Hid fcpl(sealable ? sealable_file_plist() : create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
+  if (!fcpl.valid()) throw Error(fail);
+  H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+  return create_file_in_memory(path, fcpl.get(), fail);
+}
+
+void save_output_file(Hid& file, const std::string& path, const std::string& fail) {
+  // The image is the memory as it stands: the flush writes HDF5's cached metadata (and the
+  // superblock's end-of-file address) into it first.
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) throw Error(fail + " (HDF5 cannot flush it)");
+  // The image starts at HDF5's base address: a user block (room for a seal) comes before it, zeros.
+  hsize_t user_block = 0;
+  Hid fcpl(H5Fget_create_plist(file.get()), H5Pclose);
+  if (!fcpl.valid() || H5Pget_userblock(fcpl.get(), &user_block) < 0)
+    throw Error(fail + " (HDF5 cannot say its user block size)");
+  const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
+  std::vector<char> image(static_cast<std::size_t>(user_block) + (size > 0 ? static_cast<std::size_t>(size) : 0), 0);
+  if (size <= 0 || H5Fget_file_image(file.get(), image.data() + user_block, static_cast<std::size_t>(size)) != size)
+    throw Error(fail + " (HDF5 cannot give its bytes)");
+  if (!file.close()) throw Error(fail + " (HDF5 cannot close it)");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error(fail + " (cannot create it: " + std::strerror(errno) + ")");
+  std::size_t done = 0;
+  int error = 0;
+  while (done < image.size() && error == 0) {
+    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
+    if (n > 0)
+      done += static_cast<std::size_t>(n);
+    else if (n < 0 && errno != EINTR)
+      error = errno;
+    else if (n == 0)
+      error = EIO;
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0)
+    throw Error(fail + " (" + std::strerror(error) + (error == ENOSPC || error == EDQUOT ? ": disk full" : "") + ")");
 }
 
 hid_t create_text_type(const std::string& fail) {

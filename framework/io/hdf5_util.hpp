@@ -109,10 +109,25 @@ void write_dataset(hid_t location, const std::string& name, hid_t file_type, hid
 void write_attribute(hid_t location, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
                      const std::string& fail);
 
-// Creates (truncates) the HDF5 file `path` without timestamps, its attributes kept in the order they
-// are written (h5dump and readers list them that way); close with H5Fclose. Throws rsmc::Error
-// starting with `fail`.
-hid_t create_output_file(const std::string& path, const std::string& fail);
+// The serial writers (result, chain, observation and smoothed files) build their file in memory
+// (HDF5's core driver without a backing store) and write it to disk in one piece with
+// save_output_file. HDF5 then never meets a failing disk: a write that fails after HDF5 has created
+// a file on disk leaves it with a file it can neither flush nor close, and it crashed at exit
+// (MPI_Finalize closes HDF5) when the disk was full.
+//
+// Creates the HDF5 file to be saved as `path` in memory, with the file-creation properties `fcpl`
+// (H5P_DEFAULT or a list); close with H5Fclose. Throws rsmc::Error starting with `fail`.
+hid_t create_file_in_memory(const std::string& path, hid_t fcpl, const std::string& fail);
+
+// The same for the usual output file: without timestamps, its attributes kept in the order they are
+// written (h5dump and readers list them that way), with room for a seal when `sealable`
+// (framework/io/sealed_file.hpp).
+hid_t create_output_file(const std::string& path, const std::string& fail, bool sealable = false);
+
+// Closes `file` (made by create_file_in_memory) and writes its bytes to `path` (created, or
+// truncated) with plain writes. Throws rsmc::Error starting with `fail` and naming the system's
+// reason ("No space left on device"); the caller removes the partial file (write_atomically does).
+void save_output_file(Hid& file, const std::string& path, const std::string& fail);
 
 // A variable-length UTF-8 string type (close with H5Tclose); throws rsmc::Error starting with `fail`.
 hid_t create_text_type(const std::string& fail);

@@ -208,7 +208,7 @@ void write_result_file(const std::string& path, const FilterResult& r, const Res
     }
     write_attributes(f, attributes, fail);
 
-    if (!file.close()) throw Error(fail + " (cannot flush it; disk full?)");
+    save_output_file(file, tmp, fail);
   });
 }
 

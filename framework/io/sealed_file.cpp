@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "base/core/error.hpp"
@@ -150,6 +151,19 @@ bool same_file(const KnownFile& k, const struct stat& st, const Sha256::Digest& 
          k.changed.tv_sec == st.st_ctim.tv_sec && k.changed.tv_nsec == st.st_ctim.tv_nsec && k.digest == stored;
 }
 
+// What an HDF5 file without a seal where a sealed one of `kind` was expected may be.
+std::string unsealed_origin(SealedKind kind) {
+  switch (kind) {
+    case SealedKind::checkpoint:
+    case SealedKind::trace:
+      return std::string("written by an rsmc before ") + sealed_kind_name(kind) + " format 2, or not by rsmc";
+    case SealedKind::pmmh_checkpoint:
+      break;
+  }
+  return "a pmmh --output file, which holds no chain states, a pmmh checkpoint written by an rsmc before they were "
+         "sealed (restart that run with the rsmc that wrote it), or not written by rsmc";
+}
+
 // Reads and checks the seal of the open file (everything but the digest); throws naming `what`.
 Seal read_seal(int fd, const struct stat& st, SealedKind kind, const std::string& what) {
   Seal s{};
@@ -160,8 +174,8 @@ Seal read_seal(int fd, const struct stat& st, SealedKind kind, const std::string
   const std::string expected = std::string("an rsmc ") + sealed_kind_name(kind);
   if (size < sizeof kMagic || std::memcmp(start.data(), kMagic, sizeof kMagic) != 0) {
     if (size >= sizeof kHdf5Signature && std::memcmp(start.data(), kHdf5Signature, sizeof kHdf5Signature) == 0)
-      throw Error(what + ": is an HDF5 file without an rsmc seal, not " + expected + " (written by an rsmc before " +
-                  sealed_kind_name(kind) + " format 2, or not by rsmc)");
+      throw Error(what + ": is an HDF5 file without an rsmc seal, not " + expected + " (" + unsealed_origin(kind) +
+                  "; an unsealed file cannot be checked for damage, so it is not read)");
     throw Error(what + ": is not " + expected + " (no rsmc seal at its start; damaged, or another kind of file)");
   }
   if (size < kSealBytes || !read_at(fd, s.data(), s.size(), 0))
@@ -169,8 +183,12 @@ Seal read_seal(int fd, const struct stat& st, SealedKind kind, const std::string
   const char* name = sealed_kind_name(kind);
   char stored_kind[17] = {};
   std::memcpy(stored_kind, s.data() + kKindAt, 16);
-  if (std::strncmp(stored_kind, name, 16) != 0)
-    throw Error(what + ": is an rsmc " + std::string(stored_kind).substr(0, 16) + ", not " + expected);
+  if (std::strncmp(stored_kind, name, 16) != 0) {
+    for (SealedKind other : {SealedKind::checkpoint, SealedKind::trace, SealedKind::pmmh_checkpoint})
+      if (std::strncmp(stored_kind, sealed_kind_name(other), 16) == 0)
+        throw Error(what + ": is an rsmc " + sealed_kind_name(other) + ", not " + expected);
+    throw Error(what + ": its seal is damaged (an unknown kind of file; expected " + expected + ")");
+  }
   if (get_u64(s, kVersionAt) != kSealVersion)
     throw Error(what + ": has seal version " + std::to_string(get_u64(s, kVersionAt)) + "; this rsmc reads version " +
                 std::to_string(kSealVersion) + " (written by a newer rsmc?)");
@@ -184,7 +202,17 @@ Seal read_seal(int fd, const struct stat& st, SealedKind kind, const std::string
 
 }  // namespace
 
-const char* sealed_kind_name(SealedKind kind) { return kind == SealedKind::checkpoint ? "checkpoint" : "trace"; }
+const char* sealed_kind_name(SealedKind kind) {
+  switch (kind) {
+    case SealedKind::checkpoint:
+      return "checkpoint";
+    case SealedKind::trace:
+      return "trace";
+    case SealedKind::pmmh_checkpoint:
+      break;
+  }
+  return "pmmh checkpoint";
+}
 
 hid_t sealable_file_plist() {
   const hid_t plist = io_detail::create_untimed_plist(H5P_FILE_CREATE);
@@ -270,9 +298,11 @@ FileStart file_start(const std::string& path) {
   if (std::memcmp(start.data(), kHdf5Signature, sizeof kHdf5Signature) == 0) return FileStart::plain_hdf5;
   if (std::memcmp(start.data(), kMagic, sizeof kMagic) != 0 || !read_at(file.fd, start.data(), 24, 0))
     return FileStart::other;
-  for (SealedKind kind : {SealedKind::checkpoint, SealedKind::trace})
-    if (std::strncmp(start.data() + kKindAt, sealed_kind_name(kind), 16) == 0)
-      return kind == SealedKind::checkpoint ? FileStart::sealed_checkpoint : FileStart::sealed_trace;
+  const std::pair<SealedKind, FileStart> kinds[] = {{SealedKind::checkpoint, FileStart::sealed_checkpoint},
+                                                    {SealedKind::trace, FileStart::sealed_trace},
+                                                    {SealedKind::pmmh_checkpoint, FileStart::sealed_pmmh_checkpoint}};
+  for (const auto& [kind, start_kind] : kinds)
+    if (std::strncmp(start.data() + kKindAt, sealed_kind_name(kind), 16) == 0) return start_kind;
   return FileStart::other;
 }
 

@@ -1,4 +1,4 @@
-// Sealed HDF5 files: checkpoints and traces carry a SHA-256 digest of all their bytes in the HDF5
+// Sealed HDF5 files: checkpoints, traces and pmmh checkpoints carry a SHA-256 digest of all their bytes in the HDF5
 // user block (the first 512 bytes, which HDF5 reserves for the application and never reads), so
 // that a reader can check the whole file before HDF5 parses any of it. A damaged or truncated file
 // is then refused with a one-line rsmc::Error instead of reaching HDF5's parser, which can crash on
@@ -7,7 +7,7 @@
 //
 // The seal (bytes 0..511, little-endian integers):
 //   0   8 bytes   magic "\x89RSMC\r\n\x1a" (not the HDF5 signature; catches text-mode transfers)
-//   8   16 bytes  kind: "checkpoint" or "trace", NUL-padded
+//   8   16 bytes  kind: "checkpoint", "trace" or "pmmh checkpoint", NUL-padded
 //   24  uint64    seal version (1)
 //   32  uint64    the file's size in bytes, seal included
 //   40  uint64    leaf size L (4 MiB)
@@ -33,8 +33,8 @@
 
 namespace rsmc {
 
-enum class SealedKind { checkpoint, trace };
-const char* sealed_kind_name(SealedKind kind);  // "checkpoint", "trace"
+enum class SealedKind { checkpoint, trace, pmmh_checkpoint };
+const char* sealed_kind_name(SealedKind kind);  // "checkpoint", "trace", "pmmh checkpoint"
 
 // A file-creation property list (close with H5Pclose) for a file to be sealed: the 512-byte user
 // block reserved and no object timestamps. Negative if HDF5 fails.
@@ -63,7 +63,7 @@ void require_same_seal(const std::string& path, const Sha256::Digest& digest, co
 void remember_sealed_file(const std::string& path, const Sha256::Digest& digest);
 
 // What the first bytes of a file say it is, read without HDF5.
-enum class FileStart { sealed_checkpoint, sealed_trace, plain_hdf5, other };
+enum class FileStart { sealed_checkpoint, sealed_trace, sealed_pmmh_checkpoint, plain_hdf5, other };
 FileStart file_start(const std::string& path);
 
 }  // namespace rsmc

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "base/core/error.hpp"
 #include "framework/io/atomic_file.hpp"
@@ -38,6 +40,10 @@ TraceWriter::TraceWriter(MPI_Comm comm, const std::string& path, const TraceInfo
       refuse_existing_file("trace", path, overwrite);
       tmp_ = atomic_temporary_path(path);  // also refuses a directory name
       ::unlink(tmp_.c_str());              // a leftover of a killed run with our pid
+      // And those of killed writers of the same trace, when they are certainly gone (atomic_file.hpp).
+      const std::filesystem::path target(path);
+      remove_abandoned_temporaries(target.parent_path().empty() ? "." : target.parent_path().string(),
+                                   "." + target.filename().string() + ".tmp.");
     } catch (const Error& e) {
       error = e.what();
     }

@@ -27,8 +27,8 @@ void write_smoothed_file(const std::string& path, const SmoothedMoments& m, cons
     SilenceHdf5Errors silence;
     const std::string fail = "output file '" + path + "': cannot write the temporary file '" + tmp + "'";
     Hid fcpl(create_untimed_plist(H5P_FILE_CREATE), H5Pclose);
-    Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose);
-    require(file.valid(), fail + " (cannot create it)");
+    require(fcpl.valid(), fail + " (cannot create it)");
+    Hid file(create_file_in_memory(tmp, fcpl.get(), fail), H5Fclose);
     const hid_t f = file.get();
     const hsize_t r = m.steps.size(), d = static_cast<hsize_t>(m.state_dim);
     write_dataset(f, "steps", H5T_STD_I32LE, H5T_NATIVE_INT32, {r}, m.steps.data(), fail);
@@ -50,7 +50,7 @@ void write_smoothed_file(const std::string& path, const SmoothedMoments& m, cons
     write_text_attribute(f, "model", model, fail);
     write_text_attribute(f, "trace", trace_path, fail);
     write_text_attribute(f, "method", kMethod, fail);
-    require(file.close(), fail + " (cannot flush it; disk full?)");
+    save_output_file(file, tmp, fail);
   });
 }
 

@@ -112,6 +112,18 @@ struct alignas(16) AliasRow<std::uint64_t> {
     dst->threshold_lo = threshold;
     std::memcpy(reinterpret_cast<char*>(dst) + 8, &upper, 8);  // threshold_hi = 0, alias_index (little-endian)
   }
+  // *dst = row as one 128-bit store on CUDA (Lehmann et al.: a single vector store per row, not the
+  // two or three the compiler makes of the struct's fields; rows are 16-byte aligned).
+  RSMC_HOST_DEVICE static void store(AliasRow* dst, const AliasRow& row) {
+#if defined(__CUDA_ARCH__)
+    ulonglong2 v;
+    v.x = row.threshold_lo;
+    v.y = static_cast<unsigned long long>(row.threshold_hi) | (static_cast<unsigned long long>(row.alias_index) << 32);
+    *reinterpret_cast<ulonglong2*>(dst) = v;
+#else
+    *dst = row;
+#endif
+  }
 };
 static_assert(sizeof(AliasRow<std::uint64_t>) == 16 && offsetof(AliasRow<std::uint64_t>, threshold_hi) == 8 &&
                   offsetof(AliasRow<std::uint64_t>, alias_index) == 12,

@@ -40,6 +40,7 @@
 #include "base/core/host_or_device.hpp"
 #include "kernels/alias/alias_table.hpp"
 #include "kernels/alias/exact_sweep.hpp"
+#include "kernels/alias/list_pack.hpp"
 
 namespace rsmc::kernels::alias {
 
@@ -48,14 +49,23 @@ enum class AliasMethod {
   psa_plus,  // greedy sections first: faster for most weights; the table depends on greedy_items
 };
 
+// How the final sweep finds its items (the table does not depend on it):
+enum class AliasLayout {
+  automatic,  // lists on devices, masks on host backends
+  masks,      // each section walks the light and heavy bit masks (kernels/alias/exact_sweep.hpp)
+  lists,      // light and heavy lists with their weights, a chunked pack (kernels/alias/list_pack.hpp)
+};
+
 struct PsaOptions {
   AliasMethod method = AliasMethod::psa;
   // PSA+: items per greedy section, a power of two in [sweep::kBlockItems, 2^31]. The table depends
   // on it: keep it fixed where tables must match (e.g. a host and a GPU run).
   std::uint64_t greedy_items = std::uint64_t{1} << 16;
   // Sections of the final sweep; 0: 4 per unit of concurrency on host backends, one per
-  // kDeviceSectionItems items on devices. The table does not depend on it.
+  // kDeviceSectionItems (masks) or list_detail::kListSectionItems (lists) items on devices. The table
+  // does not depend on it.
   std::uint64_t sections = 0;
+  AliasLayout layout = AliasLayout::automatic;
 };
 
 // What a construction did (for benchmarks and tests).
@@ -64,6 +74,7 @@ struct PsaStats {
   std::uint64_t lights = 0;       // items the final sweep took as lights ...
   std::uint64_t heavies = 0;      // ... and as heavies
   std::uint64_t sections = 0;     // sections of the final sweep
+  bool lists = false;             // the final sweep ran on lists (AliasLayout)
 };
 
 // The rows and every workspace of build_alias, reusable across builds; grows, never shrinks. Views in
@@ -82,7 +93,8 @@ struct AliasStorage {
   view<u128> partial_value;
   view<u128> totals;  // lights, heavies, deficit, excess of the whole sweep
   typename view<u128>::HostMirror totals_host;
-  std::uint64_t capacity = 0;  // items the views hold
+  AliasListStorage<MemorySpace> lists;  // AliasLayout::lists only
+  std::uint64_t capacity = 0;           // items the views hold
 };
 
 namespace psa_detail {
@@ -120,13 +132,19 @@ inline void check_options(const PsaOptions& o) {
 constexpr std::uint64_t kDeviceSectionItems = 128;
 
 template <class Exec>
+bool uses_lists(const PsaOptions& o) {
+  if (o.layout == AliasLayout::automatic) return !Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
+  return o.layout == AliasLayout::lists;
+}
+
+template <class Exec>
 std::uint64_t section_count(const Exec& exec, const PsaOptions& o, std::uint64_t merged) {
   std::uint64_t s = o.sections;
   if (s == 0) {
     if (runs_on_host<Exec>())
       s = 4 * static_cast<std::uint64_t>(exec.concurrency());
     else
-      s = merged / kDeviceSectionItems + 1;
+      s = merged / (uses_lists<Exec>(o) ? list_detail::kListSectionItems : kDeviceSectionItems) + 1;
   }
   return s < merged ? s : (merged > 0 ? merged : 1);
 }
@@ -329,6 +347,23 @@ PsaStats split_and_sweep(const Exec& exec, const sweep::Items& it, AliasStorage<
   if (merged == 0) return stats;
   const sweep::Prefix pre = prefix_of(st, blocks);
   AliasRow<std::uint64_t>* rows = st.rows.data();
+  if (uses_lists<Exec>(o)) {
+    stats.lists = true;
+    grow(st.lists.list, st.capacity, "rsmc::alias lists");
+    grow(st.lists.prefix, st.capacity, "rsmc::alias list prefixes");
+    grow(st.lists.split, sections + 1, "rsmc::alias list splits");
+    partition_lists(exec, it, pre, stats.lights, st.lists);
+    list_detail::Lists l;
+    l.list = st.lists.list.data();
+    l.prefix = st.lists.prefix.data();
+    l.shape.capacity = it.cap;
+    l.shape.deficit_total = st.totals_host(2);
+    l.shape.lights = stats.lights;
+    l.shape.heavies = stats.heavies;
+    l.shape.last_heavy_index = 0;  // read only after rounding, which exact arithmetic never does
+    pack_lists(exec, it, l, sections, st.lists, rows);
+    return stats;
+  }
   Kokkos::parallel_for(
       "rsmc::alias sweep", Range<Exec>(exec, 0, sections), KOKKOS_LAMBDA(std::uint64_t k) {
         const std::uint64_t m0 = sweep::boundary(k, merged, sections);

@@ -18,6 +18,7 @@
 #include "base/rng/stream.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/butterfly/running_sums.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/cuda/butterfly.hpp"
 
 namespace rsmc::kernels::cuda {
@@ -230,30 +231,36 @@ __global__ void table_running_kernel(const Weight* __restrict__ weights, std::si
   }
 }
 
-// The engine's table (integer weights, u128 sums): the same running sums in three data-parallel
-// passes (kernels/butterfly/running_sums.hpp); passes 1 and 3 take one warp per chunk, grid-stride.
+// ---- (c) the engine's lookup: one shared column (kernels/butterfly/shared_column.hpp) -------------
+// Every lane draws from the same distribution, so the table is one column of K cells that the lanes
+// share, not a column per lane. One thread per cell (neighbouring threads read overlapping groups of
+// weights, so the loads coalesce), grid-stride; a block's last cell leaves its block's total.
+template <class Weight>
+__global__ void column_cells_kernel(const Weight* __restrict__ weights, std::size_t k, u128* __restrict__ table,
+                                    u128* __restrict__ block_totals) {
+  const std::size_t stride = gridDim.x * static_cast<std::size_t>(blockDim.x);
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < k; i += stride)
+    butterfly::column_cell<u128>(weights, k, i, table, block_totals);
+}
+
+// The running sums in three data-parallel passes (kernels/butterfly/running_sums.hpp): passes 1 and 3
+// take one thread per chunk, pass 2 one thread.
 __global__ void running_totals_kernel(const u128* __restrict__ block_totals, std::size_t k,
                                       u128* __restrict__ chunk_sums) {
-  const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
-  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
-  for (std::size_t c = warp; c < butterfly::running_chunks(k); c += warps)
-    butterfly::running_chunk_total(block_totals, k, c, lane, chunk_sums);
+  const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (c < butterfly::running_chunks(k)) butterfly::running_chunk_total(block_totals, k, c, chunk_sums);
 }
 
 template <class Weight>
 __global__ void running_offsets_kernel(const Weight* __restrict__ weights, std::size_t k, u128* __restrict__ table,
                                        u128* __restrict__ chunk_sums) {
-  butterfly::running_chunk_offsets(weights, k, threadIdx.x % kWarp, table, chunk_sums);
+  butterfly::running_chunk_offsets(weights, k, table, chunk_sums);
 }
 
 __global__ void running_sums_kernel(const u128* __restrict__ block_totals, std::size_t k,
                                     const u128* __restrict__ chunk_sums, u128* __restrict__ table) {
-  const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
-  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
-  for (std::size_t c = warp; c < butterfly::running_chunks(k); c += warps)
-    butterfly::running_chunk_sums(block_totals, k, c, lane, chunk_sums, table);
+  const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (c < butterfly::running_chunks(k)) butterfly::running_chunk_sums(block_totals, k, c, chunk_sums, table);
 }
 
 // Rounds of 32 uniforms per warp, grid-stride.
@@ -274,20 +281,14 @@ __global__ void table_search_kernel(const Acc* __restrict__ table, std::size_t k
   }
 }
 
-// The engine's lookup: exact points on the table of one distribution, rounds of 32 points per warp,
-// grid-stride; the ancestor (64-bit local index) straight into out.
+// The engine's search: one thread per exact point on the shared column, grid-stride; the ancestor
+// (64-bit local index) straight into out. The systematic and stratified points are sorted, so a
+// warp's threads walk neighbouring cells.
 __global__ void points_search_kernel(const u128* __restrict__ table, std::size_t k, const u128* __restrict__ points,
                                      std::size_t count, std::uint64_t* __restrict__ out, int* error, int past_the_end) {
-  const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
-  const std::size_t warps = gridDim.x * static_cast<std::size_t>(blockDim.x) / kWarp;
-  const std::size_t rounds = (count + kWarp - 1) / kWarp;
-  const u128 total = table[(k - 1) * kWarp + lane];
-  for (std::size_t q = warp; q < rounds; q += warps) {  // warp-uniform: every lane reaches every shuffle
-    const std::size_t i = q * kWarp + lane;
-    const bool valid = i < count;
-    const std::uint32_t index = butterfly_search<u128>(table, k, lane, total, valid ? points[i] : u128(0));
-    if (!valid) continue;
+  const std::size_t stride = gridDim.x * static_cast<std::size_t>(blockDim.x);
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    const std::uint32_t index = butterfly::column_search<u128>(table, k, points[i]);
     if (index >= k) atomicOr(error, past_the_end);
     out[i] = index < k ? index : 0;
   }
@@ -354,31 +355,28 @@ void lookup_points(const Weight* weights, std::size_t k, const u128* points, std
                    u128* table, u128* block_totals, int* error, int past_the_end, cudaStream_t stream) {
   check_k(k, "butterfly_lookup_points");
   if (count == 0) return;
-  const std::size_t blocks = k / kWarp;
-  const std::size_t resident = std::size_t(multiprocessors()) * 32;
-  if (blocks > 0) {
-    table_blocks_kernel<Weight, u128>
-        <<<blocks_for_warps(blocks < resident ? blocks : resident), kWarpsPerBlock * kWarp, 0, stream>>>(
-            weights, k, table, block_totals);
-    check(cudaGetLastError(), "butterfly_lookup_points table launch");
-  }
+  constexpr unsigned kThreads = 256;
+  const std::size_t resident = std::size_t(multiprocessors()) * 2048 / kThreads;  // blocks that fill the GPU
+  const auto grid = [&](std::size_t items) {
+    const std::size_t blocks = (items + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(blocks < 4 * resident ? blocks : 4 * resident);
+  };
+  column_cells_kernel<Weight><<<grid(k), kThreads, 0, stream>>>(weights, k, table, block_totals);
+  check(cudaGetLastError(), "butterfly_lookup_points cells launch");
   // The chunks' sums follow the block totals in the same buffer (butterfly_block_total_entries).
-  u128* chunk_sums = block_totals + blocks * kWarp;
+  u128* chunk_sums = block_totals + k / kWarp;
   const std::size_t chunks = butterfly::running_chunks(k);
-  const unsigned chunk_grid = blocks_for_warps(chunks < resident ? chunks : resident);
   if (chunks > 0) {
-    running_totals_kernel<<<chunk_grid, kWarpsPerBlock * kWarp, 0, stream>>>(block_totals, k, chunk_sums);
+    running_totals_kernel<<<grid(chunks), kThreads, 0, stream>>>(block_totals, k, chunk_sums);
     check(cudaGetLastError(), "butterfly_lookup_points chunk totals launch");
   }
-  running_offsets_kernel<Weight><<<1, kWarp, 0, stream>>>(weights, k, table, chunk_sums);
+  running_offsets_kernel<Weight><<<1, 1, 0, stream>>>(weights, k, table, chunk_sums);
   check(cudaGetLastError(), "butterfly_lookup_points chunk offsets launch");
   if (chunks > 0) {
-    running_sums_kernel<<<chunk_grid, kWarpsPerBlock * kWarp, 0, stream>>>(block_totals, k, chunk_sums, table);
+    running_sums_kernel<<<grid(chunks), kThreads, 0, stream>>>(block_totals, k, chunk_sums, table);
     check(cudaGetLastError(), "butterfly_lookup_points running sums launch");
   }
-  const std::size_t rounds = (count + kWarp - 1) / kWarp;
-  points_search_kernel<<<blocks_for_warps(rounds < resident ? rounds : resident), kWarpsPerBlock * kWarp, 0, stream>>>(
-      table, k, points, count, out, error, past_the_end);
+  points_search_kernel<<<grid(count), kThreads, 0, stream>>>(table, k, points, count, out, error, past_the_end);
   check(cudaGetLastError(), "butterfly_lookup_points search launch");
 }
 

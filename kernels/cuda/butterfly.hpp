@@ -18,7 +18,8 @@
 //
 // Memory: butterfly_categorical keeps a 32 x K table per resident warp in a device workspace it
 // allocates (at most ~512 MiB, or one warp's table when that alone is larger); butterfly_inverse_cdf
-// allocates one 32 x K table (+ K accumulators) for the distribution.
+// allocates one 32 x K table (+ K accumulators) for the distribution; butterfly_lookup_points works in
+// the caller's buffers, one shared column of K cells (16 bytes each) and its running sums.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,7 @@
 
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/butterfly/running_sums.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*: no CUDA header needed here
 
@@ -81,22 +83,26 @@ void butterfly_inverse_cdf(const Weight* weights, std::size_t k, const double* u
   butterfly_detail::inverse_cdf<Weight, Acc>(weights, k, uniforms, count, out);
 }
 
-// Device buffer sizes (u128 entries) of butterfly_lookup_points for K weights: the 32 x K table, and
-// the block totals followed by the chunks' sums of the running-sum passes (running_sums.hpp).
-inline std::size_t butterfly_table_entries(std::size_t k) { return k * butterfly::kCudaWarpWidth; }
-inline std::size_t butterfly_block_total_entries(std::size_t k) {
-  return (k / butterfly::kCudaWarpWidth + butterfly::running_chunks(k)) * butterfly::kCudaWarpWidth;
+// Device buffer sizes (u128 entries) of butterfly_lookup_points for K weights: the shared column (K
+// cells), and the block totals followed by the chunks' sums of the running-sum passes
+// (kernels/butterfly/shared_column.hpp, running_sums.hpp): about 16.5 bytes per weight in all.
+inline std::size_t butterfly_table_entries(std::size_t k) { return butterfly::column_table_cells(k); }
+inline std::size_t butterfly_block_total_entries(std::size_t k) { return butterfly::column_total_cells(k); }
+// What the lane table (one column per lane, 32 x K cells, and 32 block totals per block) took before
+// the column was shared: the bytes butterfly_inverse_cdf still allocates for its table.
+inline std::size_t butterfly_lane_table_entries(std::size_t k) {
+  return (k + k / butterfly::kCudaWarpWidth + butterfly::running_chunks(k)) * butterfly::kCudaWarpWidth;
 }
 
-// The engine's butterfly sampler (framework/resample/select/parallel_selection.hpp, on Kokkos::Cuda): the
-// inverse-CDF table of one distribution of exact integer weights (std::uint64_t fixed-point weights
-// or u128 residuals; 128-bit sums), then out[i] = the smallest j with points[i] < w_0 + ... + w_j,
+// The engine's butterfly sampler (framework/resample/select/parallel_selection.hpp, on Kokkos::Cuda):
+// the shared column of one distribution of exact integer weights (std::uint64_t fixed-point weights or
+// u128 residuals; 128-bit sums), then out[i] = the smallest j with points[i] < w_0 + ... + w_j,
 // i < count, for exact points in [0, total): the particle whose interval of the wheel holds the
 // point, so the same ancestors as every other local sampler. A point at or past the total is
-// clamped to the last positive weight (as the host twin does); a distribution without weight sets
-// `past_the_end` in *error (atomicOr) and writes 0. `table` and `block_totals` are device buffers of
-// the sizes above, kept by the caller between calls; all work is enqueued on `stream`, in order
-// after what the caller enqueued there, and nothing waits for it.
+// clamped to the last positive weight (as the host twin, butterfly::ButterflyColumn, does); a
+// distribution without weight sets `past_the_end` in *error (atomicOr) and writes 0. `table` and
+// `block_totals` are device buffers of the sizes above, kept by the caller between calls; all work is
+// enqueued on `stream`, in order after what the caller enqueued there, and nothing waits for it.
 template <class Weight>
 void butterfly_lookup_points(const Weight* weights, std::size_t k, const butterfly::u128* points, std::size_t count,
                              std::uint64_t* out, butterfly::u128* table, butterfly::u128* block_totals, int* error,

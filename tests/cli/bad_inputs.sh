@@ -86,6 +86,36 @@ expect_error 1 "l96_wrapping_obs_every.toml:4: parameters.obs_every: expected an
 expect_error 1 "regime_huge_k.toml:3: parameters.K: expected an integer in \\[1, 31\\], got an integer 4294967298" filter --config "$WORK/regime_huge_k.toml"
 expect_error 1 "steps: 9 exceeds the 4 observations" filter --data "$WORK/good.csv" --steps 9
 
+# ---- issue 39, F: a wrong run-file value is an error even when a flag overrides it; an error about
+# a value the run file set names the file and line; echoed input is cut short; odd CSV encodings.
+expect_error 1 "string.toml:2: particles: expected an integer >= 1, got a string \"many\"" filter --config "$WORK/string.toml" --particles 1000
+printf 'seed = 72057594037927936\n' >"$WORK/big_seed.toml"
+expect_error 1 "big_seed.toml:1: seed: 72057594037927936" filter --config "$WORK/big_seed.toml"
+printf 'particles = 5000000000000000000\n' >"$WORK/big_particles.toml"
+expect_error 1 "big_particles.toml:1: particles: 5000000000000000000" filter --config "$WORK/big_particles.toml"
+printf 'model = "no_such_model"\n' >"$WORK/model.toml"
+expect_error 2 "model.toml:1: model: unknown model 'no_such_model'" filter --config "$WORK/model.toml"
+printf '[parameters]\nR = [[inf, 0.0], [0.0, 1.0]]\n' >"$WORK/r_inf.toml"
+expect_error 1 "r_inf.toml:2: linear_gaussian: R\[0\]\[0\] = inf" filter --config "$WORK/r_inf.toml"
+expect_error 1 "--particles: -5 is negative; expected an integer >= 1" filter --particles -5
+expect_error 1 "--particles: 0 is not valid; expected an integer >= 1" filter --particles 0
+# A megabyte of model name: one line of a sane length, the name cut, the rest of the message kept.
+{ printf 'model = "'; head -c 1048576 /dev/zero | tr '\0' a; printf '"\n'; } >"$WORK/long_model.toml"
+expect_error 1 "long_model.toml:1: model: unknown model 'aaaa*\.\.\. (1048576 bytes)'; available models: " filter --config "$WORK/long_model.toml"
+[ "$(grep '^rsmc: error:' "$WORK/stderr" | wc -c)" -le 400 ] || fail "the error about a 1 MB model name is $(wc -c <"$WORK/stderr") bytes long"
+# CSV: a NUL byte and UTF-16 text are named (and never cut the line short); CR-only line endings are lines.
+{ printf 'y1,y2\n0.1,0.2\n0.3,'; printf '\000'; printf '0.4\n'; } >"$WORK/nul.csv"
+expect_error 1 "nul.csv', line 3: a NUL byte at column 5; expected text" filter --data "$WORK/nul.csv"
+{ printf '\377\376y\000'; printf '1\000\n\000'; } >"$WORK/utf16.csv"
+expect_error 1 "utf16.csv': is UTF-16 text (it starts with the byte-order mark FF FE); expected ASCII or UTF-8" filter --data "$WORK/utf16.csv"
+printf 'y1\000y2\n0.1,0.2\n' >"$WORK/nul_header.csv"
+expect_error 1 "line 1: a NUL byte at column 3" filter --data "$WORK/nul_header.csv"
+printf 'y1,y2\r0.1,0.2\r0.3,0.4\r,\r0.7,0.8\r' >"$WORK/cr_only.csv"
+output_has "steps: *4" "$RSMC" info "$WORK/cr_only.csv" || fail "CR-only line endings: not 4 steps: $("$RSMC" info "$WORK/cr_only.csv" 2>&1)"
+rsmc_np 1 filter --data "$WORK/cr_only.csv" --particles 200 --quiet -o "$WORK/cr.h5" || fail "CR-only line endings: the run"
+rsmc_np 1 filter --data "$WORK/good.csv" --particles 200 --quiet -o "$WORK/lf.h5" || fail "LF line endings: the run"
+"${H5_DATASETS_EQUAL:?set by CTest}" "$WORK/cr.h5" "$WORK/lf.h5" >/dev/null || fail "CR-only line endings read differently from LF"
+
 # An existing output is refused without --overwrite, and left exactly as it was.
 echo "precious" >"$WORK/existing.h5"
 before=$(sha256sum <"$WORK/existing.h5")

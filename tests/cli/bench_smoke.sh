@@ -63,9 +63,10 @@ rsmc_np 2 bench kernels --sizes 1000,100 --repeats 1 --max-table-gib 0.0001 >"$W
 python3 - "$WORK/kernels.jsonl" <<'PY' || fail "bench kernels: bad JSON"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-builds = {"binary-search", "cutpoint", "forest", "butterfly", "alias-vose", "alias-psa", "alias-psa-plus",
-          "alias-psa-device", "std-discrete"}
-samples = {"binary-search", "cutpoint", "forest", "butterfly", "alias-baseline", "alias-sectioned", "std-discrete", "rng"}
+builds = {"binary-search", "cutpoint", "forest", "butterfly", "butterfly-column", "alias-vose", "alias-psa",
+          "alias-psa-plus", "alias-psa-device", "alias-psa-plus-device", "alias-psa-masks-device", "std-discrete"}
+samples = {"binary-search", "cutpoint", "forest", "butterfly", "butterfly-column", "butterfly-device",
+           "butterfly-lanes-device", "alias-baseline", "alias-sectioned", "std-discrete", "rng"}
 expected = {(k, "build") for k in builds} | {(k, "sample") for k in samples}
 common = {"bench", "kernel", "phase", "n", "weights", "exponent", "repeats", "seed", "threads", "date", "host"}
 measured = common | {"samples", "rng", "inner", "seconds_median", "seconds_min", "table_bytes", "copy_bytes",
@@ -80,18 +81,26 @@ for r in lines:
     if r["kernel"] == "butterfly" and r["n"] == 1000:
         assert r["skipped"] is True and "max-table-gib" in r["reason"], r
         continue
+    if r["kernel"] in ("butterfly-device", "butterfly-lanes-device") and r.get("skipped"):
+        # no device kernels in a build without CUDA; the lane table of 1000 items is above the limit
+        assert "RSMC_ENABLE_CUDA" in r["reason"] or "max-table-gib" in r["reason"], r
+        continue
     assert "skipped" not in r and measured <= set(r), r
     rate = "items_per_s" if r["phase"] == "build" else "samples_per_s"
     assert r[rate] > 0 and r["seconds_median"] > 0 and r["copy_seconds_median"] >= 0, r
     assert (r["samples"] is None) == (r["phase"] == "build"), r
-# PSA's table is Vose's, on the host's threads and in the default execution space alike.
+# PSA's table is Vose's, on the host's threads and in the default execution space alike, with either
+# sweep; PSA+'s is the host's in the default execution space too (the same greedy sections).
 for n in (1000, 100):
     for w in ("uniform", "power-law"):
-        hashes = {r["kernel"]: r["table_hash"] for r in lines
-                  if r["n"] == n and r["weights"] == w and r["kernel"] in ("alias-vose", "alias-psa", "alias-psa-device")}
-        assert len(hashes) == 3 and len(set(hashes.values())) == 1, (n, w, hashes)
+        psa = ("alias-vose", "alias-psa", "alias-psa-device", "alias-psa-masks-device")
+        hashes = {r["kernel"]: r["table_hash"] for r in lines if r["n"] == n and r["weights"] == w and r["kernel"] in psa}
+        assert len(hashes) == 4 and len(set(hashes.values())) == 1, (n, w, hashes)
+        plus = {r["kernel"]: (r["table_hash"], r["greedy_items"]) for r in lines
+                if r["n"] == n and r["weights"] == w and r["kernel"] in ("alias-psa-plus", "alias-psa-plus-device")}
+        assert len(plus) == 2 and len(set(plus.values())) == 1, (n, w, plus)
         device = [r for r in lines if r["n"] == n and r["weights"] == w and r["kernel"] == "alias-psa-device"]
-        assert device[0]["execution_space"], device
+        assert device[0]["execution_space"] and device[0]["layout"], device
 PY
 
 # --threads: the Kokkos alias kernels once per count (1 here: every build can run it), the sequential
@@ -108,6 +117,10 @@ code=0
 rsmc_np 1 bench kernels --sizes 1000 --threads 0 >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
 [ "$code" -ne 0 ] && output_has "threads" grep '^rsmc: error:' "$WORK/stderr" ||
   fail "bench kernels --threads 0: expected one error line naming --threads"
+code=0
+rsmc_np 1 bench kernels --sizes 1000 --greedy-items 1000 >"$WORK/stdout" 2>"$WORK/stderr" || code=$?
+[ "$code" -ne 0 ] && output_has "greedy-items" grep '^rsmc: error:' "$WORK/stderr" ||
+  fail "bench kernels --greedy-items 1000: expected one error line naming --greedy-items"
 
 # `rsmc bench checkpoint` on 2 ranks: one write and one read line per (N, doubles), files cleaned up.
 mkdir -p "$WORK/ckbench"

@@ -72,7 +72,7 @@ expect_error 1 "zero_density.toml:20: infer.sigma_eps2.initial: initial value 3 
 run_file "$eps_ok" >"$WORK/chains.toml"
 expect_error 2 "--chains: 3 does not divide the 2 ranks" "$WORK/chains.toml" --chains 3
 run_file "$eps_ok" 'chains = 2' >"$WORK/chains_in_file.toml"
-expect_error 3 "--chains: 2 does not divide the 3 ranks" "$WORK/chains_in_file.toml"
+expect_error 3 "chains_in_file.toml:6: chains: 2 does not divide the 3 ranks" "$WORK/chains_in_file.toml"
 
 run_file '[infer.sigma_eps2]
 prior = "inverse_gamma"
@@ -117,7 +117,31 @@ run_file "$eps_ok" 'device = "gpu"' >"$WORK/device_key.toml"
 expect_error 1 'device_key.toml:6: device: expected one of "host" "cuda"' "$WORK/device_key.toml"
 
 run_file "$eps_ok" 'burn_in = 20' >"$WORK/burn_in.toml"
-expect_error 1 "--burn-in: 20 leaves none of the 20 iterations" "$WORK/burn_in.toml"
+expect_error 1 "burn_in.toml:6: burn_in: 20 leaves none of the 20 iterations" "$WORK/burn_in.toml"
+expect_error 1 "--burn-in: 20 leaves none of the 20 iterations" "$WORK/good.toml" --burn-in 20
+
+# Issue 39, C and F: the chain's schedule, the proposal's scale and the initial value, each refused in
+# one line naming the flag or the file and line (never a division by zero or a summary error at the end).
+expect_error 1 "--thinning: 0 is not valid; expected an integer >= 1" "$WORK/good.toml" --thinning 0
+expect_error 2 "--thinning: 0 is not valid" "$WORK/good.toml" --thinning 0
+expect_error 1 "--iterations: 0 is not valid; expected an integer >= 1" "$WORK/good.toml" --iterations 0
+expect_error 1 "--steps: 0 is not valid; expected an integer >= 1" "$WORK/good.toml" --steps 0
+run_file "$eps_ok" 'thinning = 1000' >"$WORK/thinning.toml"
+expect_error 1 "thinning.toml:6: thinning: 1000 keeps none of the 20 iterations after the burn-in; expected thinning <= iterations - burn-in" "$WORK/thinning.toml"
+expect_error 1 "--thinning: 50 keeps none of the 20 iterations after the burn-in" "$WORK/good.toml" --thinning 50
+run_file "$eps_ok
+proposal_sd = 1e300" >"$WORK/proposal_sd.toml"
+expect_error 1 "proposal_sd.toml:20: infer.sigma_eps2.proposal_sd: expected a number > 0 whose square (the proposal variance) is finite" "$WORK/proposal_sd.toml"
+
+# An initial value near the largest double under a prior that admits it: draws whose sums overflow.
+# The run finishes and keeps its output; the summary says which parameter it cannot summarise.
+run_file "$eps_ok" >"$WORK/huge_initial.toml"
+sed -i 's/^prior = "gamma"$/prior = "uniform"/; s/^shape = 2.0$/lower = 0.0/; s/^rate = 4.0$/upper = 1.7e308/; s/^initial = 0.5$/initial = 1e308/' \
+  "$WORK/huge_initial.toml"
+rsmc_np 1 pmmh --config "$WORK/huge_initial.toml" --output "$WORK/huge.h5" >/dev/null 2>"$WORK/stderr" ||
+  fail "an initial value of 1e308: the run failed: $(cat "$WORK/stderr")"
+output_has "sigma_eta2 *not summarised: " "$RSMC" info "$WORK/huge.h5" ||
+  fail "an initial value of 1e308: the summary does not say it cannot summarise sigma_eta2"
 
 # An existing output is refused (and left as it was) without --overwrite.
 cp "$WORK/good.h5" "$WORK/chains.h5"

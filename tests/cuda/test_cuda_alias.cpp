@@ -1,8 +1,12 @@
 // CUDA alias kernels (kernels/cuda/alias.cu) against their host twins (kernels/host/alias_*.hpp), bit
 // for bit: the chunked pack on the splits of host::alias_split, the section counts, and sectioned
-// sampling (counts per item and per-draw output), for double and exact integer weights.
+// sampling (counts per item and per-draw output), for double and exact integer weights. Then the
+// engine's exact construction (kernels/alias/psa.hpp) on Kokkos::Cuda against the host's: PSA with
+// the list and the mask sweeps equal to Vose's table, PSA+ equal to the host's PSA+ at the same
+// greedy section size.
 // Without a usable GPU this program says so and exits 77, which CTest reports as "skipped"
 // (SKIP_RETURN_CODE), never as passed. The host twins themselves are tested in tests/unit/test_alias.cpp.
+#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/alias/psa.hpp"
+#include "kernels/alias/vose.hpp"
 #include "kernels/cuda/alias.hpp"
 #include "kernels/cuda/cuda_kernels.hpp"
 #include "tests/cuda/cuda_test_support.hpp"
@@ -126,9 +132,49 @@ void check_sampling(const std::vector<Weight>& w, std::uint64_t draws, std::uint
   expect(dd.download() == out, "sectioned draws equal the host twin: " + name);
 }
 
+// build_alias on the default execution space (Kokkos::Cuda) for every layout and method against the
+// host's tables: PSA = Vose, PSA+ = the host's PSA+ (Serial, masks) at the same greedy size.
+void check_engine_builds(const std::vector<std::uint64_t>& w, const std::string& name) {
+  using Device = Kokkos::DefaultExecutionSpace;
+  const std::uint64_t n = w.size();
+  Kokkos::View<std::uint64_t*, Kokkos::HostSpace> hw("rsmc::test::weights", n);
+  for (std::uint64_t i = 0; i < n; ++i) hw(i) = w[i];
+  auto dw = Kokkos::create_mirror_view_and_copy(Device::memory_space(), hw);
+  const auto vose = alias::build_vose(hw);
+  const auto same = [&](const auto& device_table, const auto& host_table) {
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_table.rows);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (!(rows(i).threshold() == host_table.rows(i).threshold()) || rows(i).alias() != host_table.rows(i).alias())
+        return false;
+    return true;
+  };
+  alias::AliasStorage<Device::memory_space> storage;
+  for (const auto layout : {alias::AliasLayout::lists, alias::AliasLayout::masks}) {
+    for (const std::uint64_t sections : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}}) {
+      const std::string what = name + (layout == alias::AliasLayout::lists ? ", lists" : ", masks") + ", sections " +
+                               std::to_string(sections);
+      alias::PsaOptions o;
+      o.layout = layout;
+      o.sections = sections;
+      expect(same(alias::build_alias(Device(), dw, storage, o), vose), "device PSA equals Vose: " + what);
+      for (const std::uint64_t greedy : {std::uint64_t{1024}, std::uint64_t{1} << 16}) {
+        o.method = alias::AliasMethod::psa_plus;
+        o.greedy_items = greedy;
+        alias::PsaOptions on_host = o;
+        on_host.layout = alias::AliasLayout::masks;
+        on_host.sections = 0;
+        alias::AliasStorage<Kokkos::HostSpace> host_storage;
+        const auto host_plus = alias::build_alias(Kokkos::DefaultHostExecutionSpace(), hw, host_storage, on_host);
+        expect(same(alias::build_alias(Device(), dw, storage, o), host_plus),
+               "device PSA+ equals the host's: " + what + ", greedy " + std::to_string(greedy));
+      }
+    }
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::string why;
   const int devices = cu::device_count(&why);
   if (devices == 0) {
@@ -166,6 +212,14 @@ int main() {
         check_sampling(wi, 300000, section_rows, "integer, " + name);
       }
     }
+  }
+
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    for (int shape = 0; shape < 4; ++shape)
+      for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(100007), std::uint64_t(1) << 21})
+        check_engine_builds(integer_weights(shape, n, gen),
+                            std::string("engine build, ") + shapes[shape] + ", n = " + std::to_string(n));
   }
 
   std::printf("%s: %d failure(s) in %d checks on %d device(s)\n", failures ? "FAILED" : "passed", failures, checks,

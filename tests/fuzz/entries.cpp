@@ -8,6 +8,8 @@ Entry entry_by_name(const std::string& name) {
   if (name == "csv") return csv_input;
   if (name == "checkpoint") return checkpoint_input;
   if (name == "checkpoint_structured") return checkpoint_structured_input;
+  if (name == "pmmh_checkpoint") return pmmh_checkpoint_input;
+  if (name == "pmmh_checkpoint_structured") return pmmh_checkpoint_structured_input;
   return nullptr;
 }
 

@@ -26,7 +26,14 @@ void checkpoint_input(const std::uint8_t* data, std::size_t size);
 // (attribute values and types, dataset shapes, missing objects), to reach rsmc's own validation.
 void checkpoint_structured_input(const std::uint8_t* data, std::size_t size);
 
-// The entry of a target by name ("config", "csv", "checkpoint", "checkpoint_structured"); nullptr
+// The pmmh checkpoint reader on a file holding the bytes (read_chain_checkpoint, then each chain's
+// state restored as a restart restores it).
+void pmmh_checkpoint_input(const std::uint8_t* data, std::size_t size);
+// The same on a valid pmmh checkpoint that the bytes shape, then damage through HDF5 and reseal.
+void pmmh_checkpoint_structured_input(const std::uint8_t* data, std::size_t size);
+
+// The entry of a target by name ("config", "csv", "checkpoint", "checkpoint_structured",
+// "pmmh_checkpoint", "pmmh_checkpoint_structured"); nullptr
 // for an unknown name.
 Entry entry_by_name(const std::string& name);
 

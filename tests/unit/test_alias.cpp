@@ -467,7 +467,8 @@ TEST_CASE("alias: every builder gives a valid table that reconstructs the weight
   }
 }
 
-TEST_CASE("alias: PSA and PSA+ tables do not depend on the threads, the sections or the storage", "[alias]") {
+TEST_CASE("alias: PSA and PSA+ tables do not depend on the threads, the sections, the layout or the storage",
+          "[alias]") {
   // Every thread count this process can run (1 .. OMP_NUM_THREADS under Kokkos 4 OpenMP; the CTest
   // entry runs under 1, 2 and 3), several section counts (7 and 13: sections that do not divide the
   // items evenly among the threads), PSA = Vose and PSA+ = the reference, into storage reused across
@@ -486,13 +487,19 @@ TEST_CASE("alias: PSA and PSA+ tables do not depend on the threads, the sections
         const auto vose = alias::build_vose(view);
         const RefRows ref = reference_psa_plus(w, 4096);
         for (const std::uint64_t sections : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{13}}) {
-          alias::PsaOptions o;
-          o.sections = sections;
-          INFO(threads << " thread(s), " << shape_name(shape) << ", n = " << n << ", sections " << sections);
-          CHECK(same_rows(vose, alias::build_alias(exec, view, storage, o)));
-          o.method = alias::AliasMethod::psa_plus;
-          o.greedy_items = 4096;
-          CHECK(same_rows(alias::build_alias(exec, view, storage, o), ref.data(), n));
+          for (const alias::AliasLayout layout : {alias::AliasLayout::masks, alias::AliasLayout::lists}) {
+            alias::PsaOptions o;
+            o.sections = sections;
+            o.layout = layout;
+            INFO(threads << " thread(s), " << shape_name(shape) << ", n = " << n << ", sections " << sections
+                         << (layout == alias::AliasLayout::lists ? ", lists" : ", masks"));
+            alias::PsaStats stats;
+            CHECK(same_rows(vose, alias::build_alias(exec, view, storage, o, &stats)));
+            CHECK(stats.lists == (layout == alias::AliasLayout::lists));
+            o.method = alias::AliasMethod::psa_plus;
+            o.greedy_items = 4096;
+            CHECK(same_rows(alias::build_alias(exec, view, storage, o), ref.data(), n));
+          }
         }
       }
     }

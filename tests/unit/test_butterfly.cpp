@@ -35,6 +35,7 @@
 #include "kernels/butterfly/batched_categorical.hpp"
 #include "kernels/butterfly/butterfly_common.hpp"
 #include "kernels/butterfly/running_sums.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_sampling.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "tests/support/statistics.hpp"
@@ -386,11 +387,10 @@ TEST_CASE("butterfly search: large u64 weights with sums above 2^64 (u128), boun
   }
 }
 
-// The engine's CUDA table builds its running sums in three chunked passes (running_sums.hpp); run
-// here chunk by chunk, in an order unlike the device's, they must write exactly the cells of the
-// sequential walk (table_running_kernel, one warp in order) and no other cell. Lane-distinct block
-// totals near 2^68 check the lane indexing and carries past 64 bits; K covers no block, one
-// partial chunk, chunk boundaries and several chunks, with and without a remnant.
+// The engine's butterfly column builds its running sums in three chunked passes (running_sums.hpp);
+// run here chunk by chunk, in an order unlike the device's, they must write exactly the cells of the
+// sequential walk and no other cell. Block totals near 2^68 check carries past 64 bits; K covers no
+// block, one partial chunk, chunk boundaries and several chunks, with and without a remnant.
 TEST_CASE("butterfly running sums: the chunked passes write the sequential walk's cells", "[butterfly]") {
   constexpr size_t W = bf::kCudaWarpWidth, chunk_weights = W * bf::kRunningChunkBlocks;
   std::mt19937_64 gen(311);
@@ -400,27 +400,88 @@ TEST_CASE("butterfly running sums: the chunked passes write the sequential walk'
     REQUIRE(chunks == (blocks + bf::kRunningChunkBlocks - 1) / bf::kRunningChunkBlocks);
     std::vector<uint64_t> weights(k);
     for (uint64_t& w : weights) w = gen();
-    std::vector<u128> totals(blocks * W);
+    std::vector<u128> totals(blocks);
     for (u128& t : totals) t = (static_cast<u128>(gen() % 32) << 64) + gen();
     const u128 untouched = ~u128(0);
-    std::vector<u128> walk(k * W, untouched), passes(k * W, untouched), chunk_sums(chunks * W, untouched);
-    for (unsigned lane = 0; lane < W; ++lane) {  // the sequential walk
-      u128 sum = 0;
-      for (size_t j = 0; j < rem; ++j) walk[j * W + lane] = sum += weights[j];
-      for (size_t b = 0; b < blocks; ++b) walk[(rem + b * W + W - 1) * W + lane] = sum += totals[b * W + lane];
-    }
-    for (size_t c = chunks; c-- > 0;)
-      for (unsigned lane = 0; lane < W; ++lane) bf::running_chunk_total(totals.data(), k, c, lane, chunk_sums.data());
-    for (unsigned lane = W; lane-- > 0;)
-      bf::running_chunk_offsets(weights.data(), k, lane, passes.data(), chunk_sums.data());
-    for (size_t c = 0; c < chunks; ++c)
-      for (unsigned lane = 0; lane < W; ++lane)
-        bf::running_chunk_sums(totals.data(), k, c, lane, chunk_sums.data(), passes.data());
+    std::vector<u128> walk(k, untouched), passes(k, untouched), chunk_sums(chunks, untouched);
+    u128 sum = 0;  // the sequential walk
+    for (size_t j = 0; j < rem; ++j) walk[j] = sum += weights[j];
+    for (size_t b = 0; b < blocks; ++b) walk[rem + b * W + W - 1] = sum += totals[b];
+    for (size_t c = chunks; c-- > 0;) bf::running_chunk_total(totals.data(), k, c, chunk_sums.data());
+    bf::running_chunk_offsets(weights.data(), k, passes.data(), chunk_sums.data());
+    for (size_t c = 0; c < chunks; ++c) bf::running_chunk_sums(totals.data(), k, c, chunk_sums.data(), passes.data());
     size_t differ = 0;
     for (size_t i = 0; i < walk.size(); ++i) differ += walk[i] != passes[i];
     INFO("K = " << k << ", " << chunks << " chunks");
     CHECK(differ == 0);
   }
+}
+
+// The shared column (shared_column.hpp) is the diagonal of the lane table when every lane holds the
+// same weights: cell i is the lane table's cell (i, lane (i - R) mod W) (any lane in the remnant),
+// and every lane's cells are group sums the column holds. Its search is the sequential search for
+// every point of a dense grid, every boundary p_j - 1 and p_j, with zero-weight runs at block and
+// remnant edges, for u64 weights in u128 and u128 residuals above 2^64.
+TEST_CASE("butterfly shared column: the lane table's diagonal, searched exactly", "[butterfly]") {
+  constexpr size_t W = bf::kCudaWarpWidth, chunk_weights = W * bf::kRunningChunkBlocks;
+  std::mt19937_64 gen(977);
+  for (size_t k : {size_t(1), size_t(5), size_t(31), size_t(32), size_t(33), size_t(64), size_t(95), size_t(1000),
+                   chunk_weights + 33, 3 * chunk_weights + 7}) {
+    std::vector<uint64_t> w(k);
+    for (size_t i = 0; i < k; ++i) w[i] = (gen() % 5 == 0) ? 0 : gen() % 1000;  // zero runs
+    if (k > 40)
+      for (size_t i = 28; i < 36; ++i) w[i] = 0;  // across the remnant's and the first blocks' edges
+    w[k - 1] += 1;                                // a positive total
+    bf::ButterflyColumn<u128> column;
+    column.build(w.data(), k);
+    REQUIRE(column.size() == k);
+    CHECK(column.bytes() == (k + k / W + bf::running_chunks(k)) * sizeof(u128));
+    if (k <= 4096) {  // the diagonal of the lane table
+      std::vector<const uint64_t*> rows(W, w.data());
+      host::ButterflyWarpTable<u128> lanes;
+      lanes.build(rows.data(), k);
+      const size_t rem = k % W;
+      size_t differ = 0;
+      for (size_t i = 0; i < k; ++i) differ += column.cells()[i] != lanes.cell(i, i < rem ? 0 : (i - rem) % W);
+      INFO("K = " << k);
+      CHECK(differ == 0);
+    }
+    std::vector<u128> prefix(k);
+    u128 sum = 0;
+    for (size_t i = 0; i < k; ++i) prefix[i] = sum += w[i];
+    const auto sequential = [&](u128 u) {
+      return static_cast<uint32_t>(std::upper_bound(prefix.begin(), prefix.end(), u) - prefix.begin());
+    };
+    size_t bad = 0;
+    std::vector<u128> points;
+    for (size_t i = 0; i < k; ++i) {
+      points.push_back(prefix[i]);
+      if (prefix[i] > 0) points.push_back(prefix[i] - 1);
+    }
+    for (u128 u = 0; u < sum; u += 1 + sum / 5000) points.push_back(u);
+    for (u128 u : points) bad += column.search(u) != sequential(u < sum ? u : sum - 1);
+    bad += column.search(sum + 7) != sequential(sum - 1);  // clamped to the last positive weight
+    // u128 residuals above 2^64: the same selections
+    std::vector<u128> wide(k);
+    for (size_t i = 0; i < k; ++i) wide[i] = (static_cast<u128>(w[i]) << 66) + w[i];
+    bf::ButterflyColumn<u128> wide_column;
+    wide_column.build(wide.data(), k);
+    std::vector<u128> wide_prefix(k);
+    u128 wide_sum = 0;
+    for (size_t i = 0; i < k; ++i) wide_prefix[i] = wide_sum += wide[i];
+    for (size_t i = 0; i < k; i += 1 + k / 300)
+      for (u128 u : {wide_prefix[i], wide_prefix[i] - 1, wide_prefix[i] / 3}) {
+        if (u >= wide_sum) continue;
+        const auto want = std::upper_bound(wide_prefix.begin(), wide_prefix.end(), u) - wide_prefix.begin();
+        bad += wide_column.search(u) != static_cast<uint32_t>(want);
+      }
+    INFO("K = " << k);
+    CHECK(bad == 0);
+  }
+  std::vector<uint64_t> zeros(40, 0);
+  bf::ButterflyColumn<u128> empty;
+  empty.build(zeros.data(), zeros.size());
+  CHECK(empty.search(0) == 40);  // no positive total: the sentinel K
 }
 
 TEST_CASE("butterfly: scaled_point is floor(u * total), exact", "[butterfly]") {

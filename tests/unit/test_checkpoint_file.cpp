@@ -2,9 +2,12 @@
 // (framework/io/sealed_file.hpp) and the checkpoint file on one rank (framework/io/checkpoint_file.hpp).
 #include <fcntl.h>
 #include <mpi.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <thread>
 #include <catch2/catch.hpp>
@@ -33,6 +36,13 @@ using namespace rsmc;
 using Catch::Contains;
 
 namespace {
+
+// A pid that runs no process now (the kernel does not reuse one at once).
+long pid_of_no_process() {
+  for (long pid = 4194000; pid > 300000; --pid)
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return pid;
+  return 4194303;
+}
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -303,10 +313,37 @@ TEST_CASE("checkpoint: write failures name the file and leave nothing behind", "
   REQUIRE_THROWS_WITH(
       write_checkpoint(MPI_COMM_SELF, dir.file("c.h5"), sample_info(7, 2), short_series, sample_block(7, 2)),
       Contains("series of inconsistent lengths"));
-  // A leftover temporary file of a killed write of the same checkpoint is removed.
-  write_bytes(dir.file(".checkpoint-000000004.h5.tmp.999999"), "partial");
+  // A leftover temporary file of a killed write of the same checkpoint is removed; one whose writer
+  // may be alive (another host, or a pid that runs a process here) is kept.
+  const std::string tmp = std::filesystem::path(atomic_temporary_path(dir.file("checkpoint-000000004.h5"))).filename();
+  const std::string prefix = tmp.substr(0, tmp.rfind('.') + 1);  // ".checkpoint-000000004.h5.tmp.<host>."
+  const std::string gone = prefix + std::to_string(pid_of_no_process());
+  const std::string alive = prefix + std::to_string(::getppid());
+  const std::string elsewhere = ".checkpoint-000000004.h5.tmp.another-host." + std::to_string(pid_of_no_process());
+  for (const std::string& name : {gone, alive, elsewhere}) write_bytes(dir.file(name), "partial");
   write_sample_checkpoint(dir);
-  CHECK(dir.entries() == std::vector<std::string>{"checkpoint-000000004.h5"});
+  std::vector<std::string> kept{alive, elsewhere, "checkpoint-000000004.h5"};
+  std::vector<std::string> entries = dir.entries();
+  std::sort(kept.begin(), kept.end());
+  std::sort(entries.begin(), entries.end());
+  CHECK(entries == kept);
+}
+
+TEST_CASE("temporary files: only those whose writer is certainly gone are abandoned", "[io][atomic]") {
+  const std::string tmp = std::filesystem::path(atomic_temporary_path("x/run.h5")).filename();
+  CHECK(tmp.rfind(".run.h5.tmp.", 0) == 0);
+  const std::string host = tmp.substr(std::strlen(".run.h5.tmp."), tmp.rfind('.') - std::strlen(".run.h5.tmp."));
+  CHECK(!host.empty());
+  CHECK(host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == std::string::npos);
+  CHECK(tmp.substr(tmp.rfind('.') + 1) == std::to_string(::getpid()));
+  const std::string gone = std::to_string(pid_of_no_process());
+  CHECK(abandoned_temporary(".run.h5.tmp." + host + "." + gone));
+  CHECK(!abandoned_temporary(tmp));                                                        // this process
+  CHECK(!abandoned_temporary(".run.h5.tmp." + host + "." + std::to_string(::getppid())));  // alive
+  CHECK(!abandoned_temporary(".run.h5.tmp.another-host." + gone));                         // cannot tell
+  CHECK(!abandoned_temporary(".run.h5.tmp." + gone));                                      // no host: an older rsmc
+  CHECK(!abandoned_temporary(".run.h5.tmp." + host + ".12x"));
+  CHECK(!abandoned_temporary("run.h5"));
 }
 
 TEST_CASE("atomic publish: a failed flush is an error naming the path", "[io][atomic]") {

@@ -154,3 +154,37 @@ TEST_CASE("integer options read integral scientific notation exactly and refuse 
   for (const char* text : {"", "e5", "1e", "1e+", "abc", "1,000", "0x10", "1.2.3", "2.5e0.5", "1 000", "."})
     CHECK_THROWS_WITH(integer_text(text, true), Contains("is not a number"));
 }
+
+TEST_CASE("a field a run file set is named by the file's line, not by a flag that was never given", "[field_errors]") {
+  using rsmc::drivers::error_text;
+  using rsmc::drivers::input_name;
+  FilterOptions options;
+  options.seed = std::uint64_t{1} << 56;
+  rsmc::drivers::record_value_origin("seed", "run.toml:3: ");
+  CHECK(error_text(field_error_of([&] { options.validate(); })) ==
+        "run.toml:3: seed: 72057594037927936 is too large; expected 0 <= seed < 2^56");
+  CHECK(input_name("seed") == "run.toml:3: seed");
+  CHECK(input_name("burn_in") == "--burn-in");  // not set by the file: the flag
+  rsmc::drivers::clear_value_origins();
+  CHECK(error_text(field_error_of([&] { options.validate(); })) ==
+        "--seed: 72057594037927936 is too large; expected 0 <= seed < 2^56");
+  CHECK(input_name("seed") == "--seed");
+}
+
+TEST_CASE("an error line is one printable line of a sane length, whatever the input held", "[field_errors]") {
+  using rsmc::drivers::one_line;
+  CHECK(one_line(std::string("a\nb\0c\td", 7)) == "a\\nb\\x00c\\td");
+  CHECK(one_line("\xff\xfey\x00") == "\\xff\\xfey");                          // UTF-16: not UTF-8
+  CHECK(one_line("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");  // UTF-8 stays
+  CHECK(one_line("\xc3(") == "\\xc3(");                                       // a broken sequence
+  CHECK(one_line("\xed\xa0\x80") == "\\xed\\xa0\\x80");                       // a surrogate is not UTF-8
+  const std::string huge = "start " + std::string(1 << 20, 'a') + " end";
+  const std::string line = one_line(huge);
+  CHECK(line.size() < 2100);
+  CHECK_THAT(line, StartsWith("start aaa"));
+  CHECK_THAT(line, Contains(" bytes left out ...] "));
+  CHECK(line.substr(line.size() - 8) == "aaaa end");
+  CHECK(one_line(std::string(1000, 'b')) == std::string(1000, 'b'));
+  CHECK(rsmc::excerpt(std::string(1 << 20, 'a')) == std::string(56, 'a') + "... (1048576 bytes)");
+  CHECK(rsmc::excerpt("short") == "short");
+}

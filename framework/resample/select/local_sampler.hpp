@@ -5,8 +5,8 @@
 //  search     the inverse CDF by prefix sums: since a rank's points arrive sorted, each search starts
 //             at the previous point's ancestor, a merge walk against the running sum: the baseline
 //  forest     Cutpoint guide table + radix tree forest (kernels/inverse_cdf/radix_forest.hpp)
-//  butterfly  butterfly-patterned partial sums, W = 32 lanes (kernels/host/butterfly_table.hpp); its
-//             table holds 32 cells of 16 bytes per local particle
+//  butterfly  butterfly-patterned partial sums, W = 32 lanes sharing one column of the table
+//             (kernels/butterfly/shared_column.hpp): 16 bytes per local particle
 //  alias      draws this rank's offspring count i.i.d. from a Vose alias table of its local weights
 //             (kernels/alias): O(1) per draw, but NOT an inverse CDF of the scheme's points
 //

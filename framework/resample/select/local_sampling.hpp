@@ -23,6 +23,7 @@
 #include "base/core/error.hpp"
 #include "base/exact/uint128.hpp"
 #include "framework/resample/select/local_sampler.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #include "kernels/inverse_cdf/radix_forest.hpp"
 
@@ -104,34 +105,19 @@ void add_inverse_cdf_counts(LocalSampler sampler, const std::vector<Weight>& w, 
       else
         local_sampling_detail::forest_counts<std::uint64_t>(w, generate, counts);
       return;
-    case LocalSampler::butterfly: {  // every lane holds the same distribution; points go in rounds of W
-      constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
+    case LocalSampler::butterfly: {  // every lane draws from the same distribution: one shared column
       if (n > kernels::host::kButterflyMaxK)
         throw FieldError("local_sampler", "butterfly",
                          FieldError::Template{"{local_sampler butterfly}: " + std::to_string(n) +
                                               " particles on one rank; the butterfly table takes at most 2^32 - 1"},
                          "at most 2^32 - 1 particles per rank");
-      const Weight* rows[W];
-      for (unsigned r = 0; r < W; ++r) rows[r] = w.data();
-      kernels::host::ButterflyWarpTable<u128, W> table;
-      table.build(rows, n);
-      u128 lane_points[W];
-      std::uint32_t lane_index[W];
-      unsigned filled = 0;
-      auto flush = [&] {
-        for (unsigned r = filled; r < W; ++r) lane_points[r] = 0;  // idle lanes; their draws are dropped
-        table.search(lane_points, lane_index);
-        for (unsigned r = 0; r < filled; ++r) {
-          if (lane_index[r] >= n) local_sampling_detail::past_the_end(sampler);
-          ++counts[lane_index[r]];
-        }
-        filled = 0;
-      };
+      kernels::butterfly::ButterflyColumn<u128> table;
+      table.build(w.data(), n);
       generate([&](u128 point) {
-        lane_points[filled++] = point;
-        if (filled == W) flush();
+        const std::uint32_t index = table.search(point);
+        if (index >= n) local_sampling_detail::past_the_end(sampler);
+        ++counts[index];
       });
-      if (filled > 0) flush();
       return;
     }
     case LocalSampler::alias:

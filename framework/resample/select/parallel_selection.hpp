@@ -23,10 +23,10 @@
 //   point_lookup  the rank's points in an array (systematic, stratified: one thread per offspring in
 //                 closed form; multinomial, residual: the chunk cursors), then one lookup per point:
 //                 search (binary search over the scanned wheel), forest (a RadixForest on the device
-//                 views) or butterfly (the host twin of the warp kernel on host backends, the native
-//                 CUDA warp kernel on Kokkos::Cuda: exact points in, ancestors out). Residual places the points after
-//                 each particle's deterministic copies. Counts are adjacent differences of the
-//                 offspring scan. The default on devices, and for forest and butterfly.
+//                 views) or butterfly (one shared butterfly column: its host twin on host backends,
+//                 the native CUDA kernels on Kokkos::Cuda: exact points in, ancestors out). Residual places the points
+//                 after each particle's deterministic copies. Counts are adjacent differences of the offspring scan.
+//                 The default on devices, and for forest and butterfly.
 // The alias sampler is not an inverse CDF of the points: the scheme gives only the rank's first id
 // and offspring count, and the ancestors are that many draws from an exact alias table of the rank's
 // fixed weights (kernels/alias: PSA build and sampling in the execution space; Run::alias). Like
@@ -58,6 +58,7 @@
 #include "kernels/alias/psa.hpp"
 #include "kernels/alias/sampling.hpp"
 #include "kernels/fill.hpp"
+#include "kernels/butterfly/shared_column.hpp"
 #include "kernels/host/butterfly_table.hpp"
 #if defined(RSMC_ENGINE_CUDA_KERNELS)
 #include "kernels/cuda/butterfly.hpp"
@@ -118,9 +119,9 @@ struct ParallelSelectionWorkspace {
   Kokkos::View<std::uint64_t, Kokkos::HostSpace> host_u64;
   kernels::RadixForest<u128, ExecutionSpace, std::uint32_t> forest32;
   kernels::RadixForest<u128, ExecutionSpace, std::uint64_t> forest64;
-  kernels::host::ButterflyWarpTable<u128> butterfly;  // host backends only
-  Buffer<u128> butterfly_table, butterfly_totals;     // Kokkos::Cuda: the warp kernel's table
-  kernels::alias::AliasStorage<memory_space> alias;   // the alias sampler's table and its scratch
+  kernels::butterfly::ButterflyColumn<u128> butterfly;  // host backends only
+  Buffer<u128> butterfly_table, butterfly_totals;       // Kokkos::Cuda: the shared column and its sums
+  kernels::alias::AliasStorage<memory_space> alias;     // the alias sampler's table and its scratch
 
   // Which weights chunk_start holds the scan of, as fixed_weights_and_wheel left it.
   struct ScannedWheel {
@@ -272,10 +273,10 @@ struct Run {
     throw Error("internal error: the alias sampler is not a lookup of the scheme's points");
   }
 
-  // Butterfly: every lane holds the rank's distribution; points go in rounds of 32. On host
-  // backends the host twin of the warp kernel simulates the lanes; on Kokkos::Cuda the native warp
-  // kernel (kernels/cuda/butterfly.hpp) takes the exact points on the engine's stream, its table
-  // kept in the workspace between steps.
+  // Butterfly: every lane draws from the rank's distribution, so the lanes share one column of the
+  // table (kernels/butterfly/shared_column.hpp, 16 bytes per particle). On host backends the host
+  // twin builds it; on Kokkos::Cuda the native kernels (kernels/cuda/butterfly.hpp) build and search
+  // it on the engine's stream, the column kept in the workspace between steps.
   template <class Weight>
   void butterfly_lookup(const Weight* weight, std::uint64_t count, std::uint64_t* out) {
     const std::uint64_t n = chunks.n;
@@ -283,24 +284,15 @@ struct Run {
       throw Error("--local-sampler butterfly: " + std::to_string(n) +
                   " particles on one rank; the butterfly table takes at most 2^32 - 1");
     if constexpr (runs_on_host<ExecutionSpace>()) {
-      constexpr unsigned W = kernels::butterfly::kCudaWarpWidth;
-      const Weight* rows[W];
-      for (unsigned r = 0; r < W; ++r) rows[r] = weight;
       exec.fence();  // the weights (residuals) come from a kernel
-      ws.butterfly.build(rows, n);
-      const auto* table = &ws.butterfly;
+      ws.butterfly.build(weight, n);
+      const u128* cells = ws.butterfly.cells();
       const u128* points = ws.points.data();
       int* err = error;
-      Kokkos::parallel_for("rsmc::select::butterfly", over((count + W - 1) / W), [=](const std::uint64_t round) {
-        u128 lane_points[W];
-        std::uint32_t lane_index[W];
-        const std::uint64_t base = round * W, lanes = count - base < W ? count - base : W;
-        for (unsigned r = 0; r < W; ++r) lane_points[r] = r < lanes ? points[base + r] : u128(0);
-        table->search(lane_points, lane_index);
-        for (unsigned r = 0; r < lanes; ++r) {
-          if (lane_index[r] >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
-          out[base + r] = lane_index[r] < n ? lane_index[r] : 0;
-        }
+      Kokkos::parallel_for("rsmc::select::butterfly", over(count), [=](const std::uint64_t i) {
+        const std::uint32_t index = kernels::butterfly::column_search<u128>(cells, n, points[i]);
+        if (index >= n) selection_kernels::report(err, selection_kernels::kPastTheEnd);
+        out[i] = index < n ? index : 0;
       });
 #if defined(RSMC_ENGINE_CUDA_KERNELS)
     } else if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
