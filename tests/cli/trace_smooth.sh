@@ -148,7 +148,7 @@ fi
 expect_error() { expect_one_error "$1" "$2" "" "${@:3}"; }
 new="$WORK/new_trace.h5"
 expect_error 2 "--trace-every: 0 is not valid" filter --steps 3 --trace "$new" --trace-every 0
-expect_error 1 "--trace-every: -2 is not valid" filter --steps 3 --trace "$new" --trace-every -2
+expect_error 1 "--trace-every: -2 is negative; expected an integer >= 1" filter --steps 3 --trace "$new" --trace-every -2
 expect_error 2 "--trace-every: given without --trace" filter --steps 3 --trace-every 2
 expect_error 2 "--resampler allgather does not record the genealogy" filter --steps 3 --trace "$new" --resampler allgather
 expect_error 1 "--trace: cannot be combined with --restart" filter --steps 3 --trace "$new" --restart latest \
