@@ -14,7 +14,7 @@
 #include "framework/io/atomic_file.hpp"
 #include "framework/io/hdf5_util.hpp"
 #include "framework/io/observations_file.hpp"
-#include "framework/io/result_file.hpp"  // ResultAttributes
+#include "framework/io/result_attributes.hpp"
 
 namespace rsmc {
 namespace {

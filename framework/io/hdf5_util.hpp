@@ -13,7 +13,7 @@
 
 namespace rsmc {
 
-struct ResultAttributes;  // framework/io/result_file.hpp
+struct ResultAttributes;  // framework/io/result_attributes.hpp
 
 namespace io_detail {
 

@@ -28,15 +28,9 @@
 #include <vector>
 
 #include "framework/engine/filter_result.hpp"
+#include "framework/io/result_attributes.hpp"
 
 namespace rsmc {
-
-struct ResultAttributes {  // written as attributes of the root group; never compared bitwise across rank counts
-  std::vector<std::pair<std::string, std::string>>
-      text;  // {"rsmc_version","0.1.0"}, {"model","linear_gaussian"}, {"configuration", "..."}
-  std::vector<std::pair<std::string, std::int64_t>> integers;  // {"ranks", 4}, {"particles", 10000}
-  std::vector<std::pair<std::string, double>> reals;           // {"seconds_propagate", 1.25}
-};
 
 // Writes atomically (framework/io/atomic_file.hpp): refuses an existing `path` unless `overwrite`
 // (the message says to pass --overwrite); on any failure the temporary file is removed, an
