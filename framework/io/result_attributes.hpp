@@ -18,4 +18,8 @@ struct ResultAttributes {  // written as attributes of the root group; never com
   std::vector<std::pair<std::string, double>> reals;           // {"seconds_propagate", 1.25}
 };
 
+// Reads the root-group attributes written by write_result_file (text, integer and float scalars;
+// others are skipped), in creation order when the file tracks it, otherwise by name.
+ResultAttributes read_result_attributes(const std::string& path);
+
 }  // namespace rsmc

@@ -48,8 +48,6 @@ void write_result_file(const std::string& path, const FilterResult& result, cons
 // dataset.
 FilterResult read_result_file(const std::string& path);
 
-// Reads the root-group attributes written by write_result_file (text, integer and float scalars;
-// others are skipped), in creation order when the file tracks it, otherwise by name.
-ResultAttributes read_result_attributes(const std::string& path);
+// read_result_attributes: framework/io/result_attributes.hpp
 
 }  // namespace rsmc
