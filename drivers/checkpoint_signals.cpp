@@ -13,12 +13,15 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 volatile std::sig_atomic_t g_in_setup = 1;  // until end_of_setup(): SIGTERM ends the process
 volatile std::sig_atomic_t g_talk = 1;      // whether this process prints the set-up message (rank 0)
+volatile std::sig_atomic_t g_ended = 0;     // set by end_of_command: SIGTERM exits with g_exit_code
+volatile std::sig_atomic_t g_exit_code = 0;
 
 // The line SIGTERM during the set-up prints (composed before any signal: a handler may not format).
 constexpr char kTermDuringSetup[] =
     "rsmc: error: stopped by SIGTERM during the set-up, before the first step; nothing was written (exit code 143)\n";
 
 extern "C" void on_checkpoint_signal(int signal) {
+  if (signal == SIGTERM && g_ended != 0) ::_exit(g_exit_code);  // the command's own outcome, said already
   if (signal == SIGTERM && g_in_setup != 0) {
     if (g_talk != 0) {
       const ssize_t ignored = ::write(STDERR_FILENO, kTermDuringSetup, sizeof kTermDuringSetup - 1);
@@ -49,6 +52,11 @@ void install_checkpoint_signals() {
 }
 
 void end_of_setup() { g_in_setup = 0; }
+
+void end_of_command(int code) {
+  g_exit_code = code;
+  g_ended = 1;
+}
 
 void restore_default_signals() {
   std::signal(SIGTERM, SIG_DFL);

@@ -29,6 +29,12 @@ void install_checkpoint_signals();
 // The run is set up: from now on SIGTERM too asks for a checkpoint after the current step.
 void end_of_setup();
 
+// The command has returned `code`. When a rank exits with an error first, the launcher (mpiexec,
+// srun) sends SIGTERM to the ranks still finishing (Kokkos::finalize, MPI_Finalize); their error, if
+// any, is already printed, so SIGTERM from here on ends the process silently with `code`, instead of
+// adding a second, false line ("stopped during the set-up") after the real one.
+void end_of_command(int code);
+
 // For the commands that do not checkpoint: the default actions again, and a signal received since
 // install_checkpoint_signals is delivered now (so it ends the process, as it would have).
 void restore_default_signals();

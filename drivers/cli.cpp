@@ -211,6 +211,7 @@ int run_cli(int argc, char** argv, const std::string& default_model) {
   }
   Kokkos::initialize(kokkos_argc, kokkos_args.data());
   const int code = run(static_cast<int>(rsmc_args.size()), rsmc_args.data(), MPI_COMM_WORLD, default_model);
+  end_of_command(code);  // a launcher's SIGTERM while this rank finishes must not add a line
   Kokkos::finalize();
   MPI_Finalize();
   return code;
