@@ -20,6 +20,7 @@
 #include "bench/select_bench.hpp"
 #include "bench/sim_scale.hpp"
 #include "drivers/checkpoint_signals.hpp"
+#include "drivers/collective.hpp"
 #include "drivers/field_flags.hpp"
 #include "drivers/filter_command.hpp"
 #include "drivers/info_command.hpp"
@@ -163,6 +164,13 @@ int run(int argc, char** argv, MPI_Comm comm, const std::string& default_model) 
   } catch (const std::exception& e) {
     if (rank == 0)
       std::fprintf(stderr, "rsmc: error: %s\n", rsmc::drivers::one_line(rsmc::drivers::error_text(e)).c_str());
+    rsmc::drivers::end_of_command(1);  // said: a launcher's SIGTERM from here on ends this rank quietly
+    // Every rank holds a collective error: none exits (which makes mpiexec kill the others) before
+    // rank 0 has printed it. Any other error may be this rank's alone, so nothing to wait for.
+    const auto* collective = dynamic_cast<const rsmc::drivers::CollectiveError*>(&e);
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    if (collective != nullptr && collective->ranks() == ranks) MPI_Barrier(comm);
     return 1;
   }
   return 0;

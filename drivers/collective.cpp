@@ -3,7 +3,6 @@
 #include <exception>
 #include <string>
 
-#include "base/core/error.hpp"
 #include "drivers/field_flags.hpp"
 
 namespace rsmc::drivers {
@@ -27,7 +26,7 @@ void run_collectively(MPI_Comm comm, const std::function<void()>& work) {
   MPI_Bcast(&length, 1, MPI_INT, first_failed, comm);
   message.resize(static_cast<std::size_t>(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, first_failed, comm);
-  throw Error(message);
+  throw CollectiveError(message, size);
 }
 
 void run_on_root(MPI_Comm comm, const std::function<void()>& work) {
